@@ -1,0 +1,1 @@
+"""Pitch Arena ladder and the `pitch` command."""

@@ -1,0 +1,1 @@
+"""Pitch Arena referee: runs games between bot processes over gRPC."""

@@ -1,0 +1,1 @@
+"""Pitch Arena SDK: cards, the rules engine, player views, and the bot SDK."""

@@ -1,0 +1,72 @@
+"""The ``Bot`` base class: one method per kind of decision, each given a view and the
+legal actions, each returning one of them.
+
+Override only what you care about; every default picks uniformly at random among the
+legal actions with the bot's own seeded ``rng``. Bots never see protobuf objects: the
+same ``Bot`` plays in-process (``pitch simulate``) and over gRPC (``pitch_sdk.run``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from .actions import Action, Bid, Decision, Discard, NameTrump, PickUp, Play, StockChoice
+from .views import PlayerView
+
+
+class Bot:
+    """Subclass and override the decisions you want to play well."""
+
+    name: str = "bot"
+    version: str = "0.1"
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def decide(self, view: PlayerView) -> Action:
+        """Route a decision to the method for its kind."""
+        legal = view.legal_actions
+        kind = view.decision
+        if kind is Decision.PLAY:
+            return self.play(view, legal)  # type: ignore[arg-type]
+        if kind is Decision.BID:
+            return self.bid(view, legal)  # type: ignore[arg-type]
+        if kind is Decision.TRUMP:
+            return self.name_trump(view, legal)  # type: ignore[arg-type]
+        if kind is Decision.DISCARD:
+            return self.discard(view, legal)  # type: ignore[arg-type]
+        if kind is Decision.PICKUP:
+            return self.pick_up(view, legal)  # type: ignore[arg-type]
+        if kind is Decision.STOCK:
+            return self.look(view, legal)  # type: ignore[arg-type]
+        raise ValueError(f"seat {view.seat} has no decision to make now")
+
+    def bid(self, view: PlayerView, legal: Sequence[Bid]) -> Bid:
+        """Pass (``Bid(0)``) or bid; the dealer may be forced to bid at least 5."""
+        return self.rng.choice(legal)
+
+    def name_trump(self, view: PlayerView, legal: Sequence[NameTrump]) -> NameTrump:
+        return self.rng.choice(legal)
+
+    def discard(self, view: PlayerView, legal: Sequence[Discard]) -> Discard:
+        """Which trumps to discard face up to get down to six."""
+        return self.rng.choice(legal)
+
+    def pick_up(self, view: PlayerView, legal: Sequence[PickUp]) -> PickUp:
+        """Which discarded point cards to take from the centre (possibly none)."""
+        return self.rng.choice(legal)
+
+    def look(self, view: PlayerView, legal: Sequence[StockChoice]) -> StockChoice:
+        """Take ``view.look_card`` (giving up a card), leave it, or stop looking."""
+        return self.rng.choice(legal)
+
+    def play(self, view: PlayerView, legal: Sequence[Play]) -> Play:
+        return self.rng.choice(legal)
+
+    def on_game_start(self, seat: int, info: dict[str, Any]) -> None:
+        """Called before each game's first decision; ``info`` holds the rules and players."""
+
+    def on_game_end(self, view: PlayerView) -> None:
+        """Called once the game is over; ``view.outcome`` holds the result."""

@@ -1,0 +1,11 @@
+"""Ready-made bots: usable in-process (``pitch simulate``) and behind the sample bot folders."""
+
+from __future__ import annotations
+
+from ..bot import Bot
+from .random_bot import RandomBot
+
+POLICIES: dict[str, type[Bot]] = {"random": RandomBot}
+"""Bots known by name to ``pitch simulate --policy``."""
+
+__all__ = ["POLICIES", "RandomBot"]

@@ -1,0 +1,140 @@
+"""What one seat may know: its own cards and the public history of the hand.
+
+``PlayerView`` is what bots receive. It is perfect-recall for its seat within the
+current hand (every public event, plus the seat's own private ones: its cards, its
+fill, the stock cards it turned) and carries the public results of earlier hands.
+It never holds another seat's hidden cards; ``view_of`` is the only place that decides
+what is hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .actions import Action, Decision, StockChoice, StockMove
+from .cards import Card, CardMask, Seat, Suit
+from .options import RuleOptions
+
+if TYPE_CHECKING:
+    from .rules import GameState, HandResult, Outcome, Phase, Trick
+
+
+@dataclass(frozen=True, slots=True)
+class LookEvent:
+    """One card turned in the look through the stock.
+
+    For another seat's look, ``card`` and the card given up are hidden (``None``):
+    only the kind of choice (take, leave, stop) is public.
+    """
+
+    seat: Seat
+    move: StockMove
+    card: Card | None
+    give_up: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """Everything ``seat`` knows at this moment of the game."""
+
+    seat: Seat
+    options: RuleOptions
+    hand_number: int
+    dealer: Seat
+    scores: tuple[int, int]
+    phase: Phase
+    to_move: int
+    """The seat that decides now (or CHANCE / TERMINAL)."""
+    decision: Decision | None
+    """The decision this seat faces, if it is this seat's turn."""
+    legal_actions: tuple[Action, ...]
+    """This seat's legal actions; empty when it is not its turn."""
+    hand: CardMask
+    """This seat's own cards."""
+    hand_sizes: tuple[int, int, int, int]
+    bids: tuple[tuple[Seat, int], ...]
+    """(seat, amount) in bidding order; 0 is a pass."""
+    bidder: Seat
+    """-1 until bidding ends."""
+    bid: int
+    trump: Suit
+    """-1 until trump is named."""
+    discarded: tuple[CardMask, CardMask, CardMask, CardMask]
+    """Non-trumps each seat put face up in the centre."""
+    discarded_down: tuple[CardMask, CardMask, CardMask, CardMask]
+    """Trumps each seat discarded face up to get down to six."""
+    picked: tuple[CardMask, CardMask, CardMask, CardMask]
+    """Centre point cards each seat picked up."""
+    centre: CardMask
+    """The face-up cards now in the centre."""
+    fill_sizes: tuple[int, int, int, int]
+    """How many cards each seat received in the fill."""
+    fill: CardMask
+    """The cards this seat received in the fill."""
+    stock_size: int
+    """Cards in the face-down stock: 18 until the fill, then none (the looker holds them)."""
+    look: tuple[LookEvent, ...]
+    """The look through the stock so far, hidden cards masked for other seats."""
+    look_card: Card | None
+    """The stock card this seat has just turned, when it is deciding on it."""
+    look_remaining: int
+    """Cards in the looker's pile, the turned one included."""
+    tricks: tuple[Trick, ...]
+    trick: tuple[tuple[Seat, Card], ...]
+    """The trick in progress: (seat, card) in play order."""
+    leader: Seat
+    jokers_played: int
+    taken: tuple[int, int]
+    """Points each team has taken so far in this hand."""
+    hand_results: tuple[HandResult, ...]
+    outcome: Outcome | None
+
+
+def view_of(state: GameState, seat: Seat) -> PlayerView:
+    """Build ``seat``'s view of ``state``; hidden cards never enter it."""
+    from .rules import LOOKING
+
+    my_turn = state.to_move == seat
+    looking_now = my_turn and state.phase == LOOKING
+    return PlayerView(
+        seat=seat,
+        options=state.options,
+        hand_number=state.hand_number,
+        dealer=state.dealer,
+        scores=state.scores,
+        phase=state.phase,
+        to_move=state.to_move,
+        decision=state.decision() if my_turn else None,
+        legal_actions=tuple(state.legal_actions()) if my_turn else (),
+        hand=state.hands[seat],
+        hand_sizes=tuple(mask.bit_count() for mask in state.hands),  # type: ignore[arg-type]
+        bids=state.bids,
+        bidder=state.bidder,
+        bid=state.bid,
+        trump=state.trump,
+        discarded=state.discarded,  # type: ignore[arg-type]
+        discarded_down=state.discarded_down,  # type: ignore[arg-type]
+        picked=state.picked,  # type: ignore[arg-type]
+        centre=state.centre,
+        fill_sizes=tuple(mask.bit_count() for mask in state.fill),  # type: ignore[arg-type]
+        fill=state.fill[seat],
+        stock_size=len(state.stock),
+        look=tuple(_look_event(entry, seat) for entry in state.look_log),
+        look_card=state.look_cards[0] if looking_now else None,
+        look_remaining=len(state.look_cards),
+        tricks=state.tricks,
+        trick=state.trick,
+        leader=state.leader,
+        jokers_played=state.jokers_played,
+        taken=state.taken,
+        hand_results=state.hand_results,
+        outcome=state.outcome,
+    )
+
+
+def _look_event(entry: tuple[Seat, Card, StockChoice], viewer: Seat) -> LookEvent:
+    seat, card, choice = entry
+    if seat == viewer:
+        return LookEvent(seat, choice.move, card, choice.give_up)
+    return LookEvent(seat, choice.move, None, None)
