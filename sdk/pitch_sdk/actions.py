@@ -115,7 +115,8 @@ class StockChoice:
 
     def __str__(self) -> str:
         if self.move is StockMove.TAKE:
-            return f"take {card_name(self.give_up)}"
+            # Another seat's take is seen without the card it gave up.
+            return "take" if self.give_up is None else f"take {card_name(self.give_up)}"
         return self.move.name.lower()
 
 

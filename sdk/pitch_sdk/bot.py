@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .actions import Action, Bid, Decision, Discard, NameTrump, PickUp, Play, StockChoice
+from .rules import HandResult
 from .views import PlayerView
 
 
@@ -64,6 +65,15 @@ class Bot:
 
     def play(self, view: PlayerView, legal: Sequence[Play]) -> Play:
         return self.rng.choice(legal)
+
+    def on_action(self, seat: int, action: Action, forced: bool) -> None:
+        """Called for every decision at the table (yours too), before your next one.
+
+        Another seat's stock take arrives without the card it gave up (``give_up`` None).
+        """
+
+    def on_hand_end(self, result: HandResult) -> None:
+        """Called when a hand is scored, before your next decision."""
 
     def on_game_start(self, seat: int, info: dict[str, Any]) -> None:
         """Called before each game's first decision; ``info`` holds the rules and players."""

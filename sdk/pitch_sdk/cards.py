@@ -177,6 +177,13 @@ def canonical_jokers(mask: CardMask) -> CardMask:
     return mask
 
 
+def distinct_cards(mask: CardMask) -> CardMask:
+    """The distinct single-card choices in ``mask``: any joker offered once, as ``JOKER``."""
+    if mask & (1 << SECOND_JOKER):
+        return mask & ~(1 << SECOND_JOKER) | 1 << JOKER
+    return mask
+
+
 def resolve_jokers(chosen: CardMask, held: CardMask) -> CardMask:
     """Map a canonical choice onto the joker codes actually ``held``."""
     if chosen & (1 << JOKER) and not chosen & (1 << SECOND_JOKER) and not held & (1 << JOKER):

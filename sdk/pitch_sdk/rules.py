@@ -58,9 +58,11 @@ from .cards import (
     canonical_jokers,
     card_name,
     cards_in,
+    distinct_cards,
     left_of,
     mask_points,
     partner,
+    resolve_jokers,
     seats_from,
     team_of,
 )
@@ -182,20 +184,11 @@ def _choices(held: CardMask, sizes: range) -> list[CardMask]:
 
 def _plays_from(held: CardMask) -> tuple[Play, ...]:
     """The plays to offer from ``held`` trumps: identical jokers are one option, ``JK``."""
-    if held & 1 << SECOND_JOKER:
-        held = held & ~(1 << SECOND_JOKER) | 1 << JOKER
-    return tuple(_PLAYS[card] for card in cards_in(held))
+    return tuple(_PLAYS[card] for card in cards_in(distinct_cards(held)))
 
 
 _PLAYS_OF_HELD: dict[CardMask, tuple[Play, ...]] = {}
 """Memo of ``_plays_from``: play lists are asked for millions of times in search."""
-
-
-def _resolve(chosen: CardMask, held: CardMask) -> CardMask:
-    """The held cards meant by a canonical choice (a lone ``JK`` is whichever joker is held)."""
-    if chosen & (1 << JOKER) and not held & (1 << JOKER) and not chosen & (1 << SECOND_JOKER):
-        return chosen ^ JOKERS_MASK
-    return chosen
 
 
 class GameState:
@@ -338,7 +331,7 @@ class GameState:
         seat, turned = self.to_move, self.look_cards[0]
         actions: list[Action] = []
         if POINTS[self.trump][turned]:
-            actions.extend(_TAKES[card] for card in cards_in(canonical_jokers(self.hands[seat])))
+            actions.extend(_TAKES[card] for card in cards_in(distinct_cards(self.hands[seat])))
         actions.append(LEAVE)
         if seat == self.bidder or len(self.look_cards) > 1:
             actions.append(STOP)
@@ -538,7 +531,7 @@ class GameState:
 
     def _discard(self, chosen: CardMask) -> None:
         seat = self.to_move
-        cards = _resolve(chosen, self.hands[seat])
+        cards = resolve_jokers(chosen, self.hands[seat])
         self.hands[seat] ^= cards
         self.discarded_down = _with_added(self.discarded_down, seat, cards)
         self.centre |= cards
@@ -561,7 +554,7 @@ class GameState:
 
     def _pick_up(self, chosen: CardMask) -> None:
         seat = self.to_move
-        cards = _resolve(chosen, self.centre)
+        cards = resolve_jokers(chosen, self.centre)
         self.hands[seat] |= cards
         self.centre ^= cards
         self.picked = _with_added(self.picked, seat, cards)
@@ -592,7 +585,7 @@ class GameState:
         seat, turned = self.to_move, self.look_cards[0]
         self.look_log += ((seat, turned, choice),)
         if choice.move is StockMove.TAKE:
-            given = _resolve(1 << choice.give_up, self.hands[seat])  # type: ignore[operator]
+            given = resolve_jokers(1 << choice.give_up, self.hands[seat])  # type: ignore[operator]
             self.hands[seat] ^= given | 1 << turned
             self.gone |= given
             self.look_cards = self.look_cards[1:]
@@ -622,7 +615,7 @@ class GameState:
         seat = self.to_move
         hands = self.hands
         if card >= JOKER:
-            card = _resolve(1 << card, hands[seat]).bit_length() - 1
+            card = resolve_jokers(1 << card, hands[seat]).bit_length() - 1
             strength = STRENGTH_LOW_JOKER + 1 - self.jokers_played  # the first played is high
             self.jokers_played += 1
         else:

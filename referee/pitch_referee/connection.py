@@ -1,0 +1,203 @@
+"""The referee's gRPC side: the server, and one ``BotConnection`` per bot stream.
+
+Each bot holds one bidirectional stream (``Referee.Play``). The servicer checks the
+hello, hands the stream to whoever is waiting for that token as a ``BotConnection``,
+then pumps messages both ways. A connection has at most one decision request
+outstanding; answers to older requests are late and ignored. ``grpc`` errors never
+leave this module: they become ``BotError``s on the pending request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+
+import grpc
+from pitch_sdk._proto import pitch_pb2 as pb
+from pitch_sdk._proto import pitch_pb2_grpc
+from pitch_sdk.wire import PROTOCOL_VERSION
+
+from . import __version__
+from .errors import BotError, BotProtocolError, BotStartError, BotTerminatedError, BotTimeoutError
+
+log = logging.getLogger("pitch_referee")
+
+REFEREE_NAME = f"pitch-referee {__version__}"
+
+
+class BotConnection:
+    """One bot's stream as the referee sees it: send messages, ask for decisions."""
+
+    def __init__(self, name: str, version: str) -> None:
+        self.name = name
+        self.version = version
+        self.outbox: asyncio.Queue[pb.RefereeMessage | None] = asyncio.Queue()
+        self.closed = asyncio.Event()
+        self.close_reason = ""
+        self._last_request_id = 0
+        self._pending: tuple[int, asyncio.Future[pb.Answer]] | None = None
+        self._error: BotError | None = None
+
+    def send(self, message: pb.RefereeMessage) -> None:
+        if not self.closed.is_set():
+            self.outbox.put_nowait(message)
+
+    async def ask(self, request: pb.DecisionRequest, timeout_s: float) -> tuple[pb.Answer, float]:
+        """Send a decision request and wait for its answer; returns (answer, seconds taken).
+
+        Raises:
+            BotTimeoutError: no answer within ``timeout_s``.
+            BotTerminatedError: the stream closed.
+            BotProtocolError: the bot sent something it should not have.
+        """
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        if self.closed.is_set():
+            raise BotTerminatedError(self.close_reason or "the bot's stream is closed")
+        self._last_request_id += 1
+        request.request_id = self._last_request_id
+        answer: asyncio.Future[pb.Answer] = asyncio.get_running_loop().create_future()
+        self._pending = (self._last_request_id, answer)
+        started = time.perf_counter()
+        self.outbox.put_nowait(pb.RefereeMessage(request=request))
+        try:
+            result = await asyncio.wait_for(answer, timeout_s)
+        except TimeoutError:
+            raise BotTimeoutError(f"no answer within {timeout_s * 1000:.0f} ms") from None
+        finally:
+            self._pending = None
+        return result, time.perf_counter() - started
+
+    def deliver(self, message: pb.BotMessage) -> None:
+        """Take a message from the bot (called by the stream reader)."""
+        kind = message.WhichOneof("message")
+        if kind != "answer":
+            self._fail(BotProtocolError(f"expected an answer, the bot sent {kind or 'nothing'}"))
+            return
+        request_id = message.answer.request_id
+        if self._pending is not None and request_id == self._pending[0]:
+            if not self._pending[1].done():
+                self._pending[1].set_result(message.answer)
+        elif request_id <= self._last_request_id:
+            log.debug("%s: ignoring a late answer to request %d", self.name, request_id)
+        else:
+            self._fail(
+                BotProtocolError(
+                    f"answer to request {request_id}, which was never sent "
+                    f"(the last request was {self._last_request_id})",
+                    kind="wrong_request",
+                )
+            )
+
+    def lost(self, reason: str, error: BotError | None = None) -> None:
+        """The stream is gone: fail the pending request, refuse later ones."""
+        if self.closed.is_set():
+            return
+        self.close_reason = reason
+        self.closed.set()
+        self._fail(error or BotTerminatedError(reason))
+        self.outbox.put_nowait(None)
+
+    def _fail(self, error: BotError) -> None:
+        if self._pending is not None and not self._pending[1].done():
+            self._pending[1].set_exception(error)
+        elif self._error is None:
+            self._error = error
+
+
+class RefereeService(pitch_pb2_grpc.RefereeServicer):
+    """Accepts bot streams and gives each to whoever expects its token."""
+
+    def __init__(self) -> None:
+        self._expected: dict[str, asyncio.Future[BotConnection]] = {}
+
+    def expect(self) -> tuple[str, asyncio.Future[BotConnection]]:
+        """A fresh token, and the future that resolves when a bot presents it."""
+        token = secrets.token_urlsafe(16)
+        future: asyncio.Future[BotConnection] = asyncio.get_running_loop().create_future()
+        self._expected[token] = future
+        return token, future
+
+    def forget(self, token: str) -> None:
+        self._expected.pop(token, None)
+
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
+        hello = await self._hello(context)
+        future = self._expected.pop(hello.token, None)
+        if future is None or future.done():
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or already used token")
+        if hello.protocol_version != PROTOCOL_VERSION:
+            reason = (
+                f"protocol version {hello.protocol_version} is not supported; "
+                f"this referee speaks version {PROTOCOL_VERSION}"
+            )
+            future.set_exception(BotStartError(reason))
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, reason)
+        connection = BotConnection(hello.name, hello.version)
+        await context.write(
+            pb.RefereeMessage(
+                welcome=pb.Welcome(protocol_version=PROTOCOL_VERSION, referee=REFEREE_NAME)
+            )
+        )
+        future.set_result(connection)
+        reader = asyncio.create_task(self._read(context, connection))
+        try:
+            while (message := await connection.outbox.get()) is not None:
+                await context.write(message)
+                if message.WhichOneof("message") == "shutdown":
+                    break
+        except (grpc.RpcError, asyncio.CancelledError, grpc.aio.AioRpcError):
+            pass
+        finally:
+            reader.cancel()
+            connection.lost("the stream closed")
+
+    async def _hello(self, context: grpc.aio.ServicerContext) -> pb.Hello:
+        try:
+            first = await context.read()
+        except Exception:  # a message that does not parse: nothing to greet
+            first = None
+        if first is None or first is grpc.aio.EOF or first.WhichOneof("message") != "hello":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
+        return first.hello
+
+    async def _read(self, context: grpc.aio.ServicerContext, connection: BotConnection) -> None:
+        try:
+            while True:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    connection.lost("the bot closed its stream")
+                    return
+                connection.deliver(message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # grpc reports undecodable bytes as a generic failure
+            connection.lost(
+                f"unreadable message from the bot ({type(error).__name__})",
+                BotProtocolError(f"the bot sent a message that does not parse: {error}"),
+            )
+
+
+async def start_server(address: str) -> tuple[grpc.aio.Server, RefereeService, str]:
+    """Serve the referee on ``address`` (``unix:PATH`` or ``HOST:PORT``, port 0 = any).
+
+    Returns the server, its service and the address bots should connect to.
+    """
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    service = RefereeService()
+    pitch_pb2_grpc.add_RefereeServicer_to_server(service, server)
+    port = server.add_insecure_port(address)
+    await server.start()
+    if address.startswith("unix:"):
+        return server, service, address
+    host = address.rsplit(":", 1)[0]
+    return server, service, f"{host}:{port}"
+
+
+async def stop_server(server: grpc.aio.Server) -> None:
+    with contextlib.suppress(Exception):
+        await server.stop(grace=0.5)

@@ -1,0 +1,236 @@
+"""Bot processes: start one, wait for its hello, keep its log, and always clean up.
+
+A ``Launcher`` turns a manifest into a running OS process; ``LocalLauncher`` runs it
+directly in the bot's folder, in its own process group. (A sandboxing launcher can take
+its place without the rest of the referee noticing.) ``BotProcess`` owns one running
+bot: the process, its capped log file and its ``BotConnection``. ``close()`` is
+idempotent and escalates: ask to shut down, wait, SIGTERM the group, SIGKILL the group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from pitch_sdk._proto import pitch_pb2 as pb
+
+from .connection import BotConnection, RefereeService
+from .errors import BotStartError
+from .manifest import BotManifest
+
+LOG_CAP_BYTES = 10 * 1024 * 1024
+SHUTDOWN_GRACE_S = 1.0
+TERM_GRACE_S = 1.0
+
+
+class Launcher(Protocol):
+    """Starts a bot's process; the seam where a sandbox plugs in."""
+
+    async def launch(
+        self, manifest: BotManifest, env: Mapping[str, str]
+    ) -> asyncio.subprocess.Process: ...
+
+
+class LocalLauncher:
+    """Runs the bot's command directly, in its folder, in a new process group."""
+
+    async def launch(
+        self, manifest: BotManifest, env: Mapping[str, str]
+    ) -> asyncio.subprocess.Process:
+        try:
+            return await asyncio.create_subprocess_exec(
+                *manifest.argv(),
+                cwd=manifest.folder,
+                env={**os.environ, **env},
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise BotStartError(
+                f"{manifest.name}: cannot run {' '.join(manifest.command)!r}: {error.strerror}"
+            ) from None
+
+
+@dataclass
+class StartOptions:
+    start_timeout_s: float = 10.0
+    """How long a spawned bot has to connect and say hello."""
+    log_cap_bytes: int = LOG_CAP_BYTES
+
+
+class BotProcess:
+    """One running bot (spawned, or started by hand) and its connection."""
+
+    def __init__(self, name: str, log_path: Path | None) -> None:
+        self.name = name
+        self.log_path = log_path
+        self.connection: BotConnection | None = None
+        self.process: asyncio.subprocess.Process | None = None
+        self._log_task: asyncio.Task[None] | None = None
+        self._watch_task: asyncio.Task[None] | None = None
+        self._closed = False
+        self.start_error: BotStartError | None = None
+        """Set when the bot could not be started; it then plays no decision."""
+
+    @classmethod
+    async def spawn(
+        cls,
+        manifest: BotManifest,
+        service: RefereeService,
+        address: str,
+        log_path: Path,
+        options: StartOptions,
+        launcher: Launcher,
+    ) -> BotProcess:
+        """Start the bot and wait for its hello.
+
+        Raises:
+            BotStartError: the command failed, the bot exited, or no hello came in time;
+                the process is gone when this is raised.
+        """
+        bot = cls(manifest.name, log_path)
+        token, hello = service.expect()
+        try:
+            env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
+            bot.process = await launcher.launch(manifest, env)
+            bot._log_task = asyncio.create_task(
+                _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes)
+            )
+            bot.connection = await bot._await_hello(hello, options.start_timeout_s)
+        except BaseException:
+            service.forget(token)
+            await bot.close()
+            raise
+        bot._watch_task = asyncio.create_task(bot._watch_exit())
+        return bot
+
+    @classmethod
+    async def join_by_hand(
+        cls, name: str, service: RefereeService, address: str, announce: object = print
+    ) -> BotProcess:
+        """Wait, without a limit, for a bot started by hand (e.g. under a debugger)."""
+        token, hello = service.expect()
+        announce(  # type: ignore[operator]
+            f"waiting for bot {name!r}: start it with\n"
+            f"  PITCH_ADDRESS='{address}' PITCH_TOKEN='{token}' <your bot command>\n"
+            f"  (or: --address '{address}' --token '{token}')"
+        )
+        bot = cls(name, None)
+        bot.connection = await hello
+        return bot
+
+    async def _await_hello(
+        self, hello: asyncio.Future[BotConnection], limit_s: float
+    ) -> BotConnection:
+        assert self.process is not None
+        exited = asyncio.ensure_future(self.process.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {hello, exited}, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            exited.cancel()
+        if hello in done:
+            return hello.result()
+        hello.cancel()
+        where = f"; see {self.log_path}" if self.log_path else ""
+        if exited in done:
+            raise BotStartError(
+                f"{self.name} exited with status {self.process.returncode} before its hello{where}"
+            )
+        raise BotStartError(f"{self.name} sent no hello within {limit_s:g} s{where}", "no_hello")
+
+    async def _watch_exit(self) -> None:
+        """Notice a dead process at once, not at the next decision's timeout."""
+        if self.process is None or self.connection is None:
+            return
+        status = await self.process.wait()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.connection.closed.wait(), 0.5)
+        self.connection.lost(f"the bot's process exited with status {status}")
+
+    @classmethod
+    def failed(cls, name: str, error: BotStartError, log_path: Path | None) -> BotProcess:
+        """A seat whose bot could not start: the game records the fault and moves on."""
+        bot = cls(name, log_path)
+        bot.start_error = error
+        bot._closed = True
+        return bot
+
+    async def has_exited(self, within_s: float) -> bool:
+        """Whether the process ends within ``within_s`` (a bot started by hand never does)."""
+        return self.process is not None and await _exited(self.process, within_s)
+
+    @property
+    def alive(self) -> bool:
+        connection_up = self.connection is not None and not self.connection.closed.is_set()
+        return connection_up and (self.process is None or self.process.returncode is None)
+
+    def send(self, message: pb.RefereeMessage) -> None:
+        if self.connection is not None:
+            self.connection.send(message)
+
+    async def close(self, reason: str = "the match is over") -> None:
+        """Stop the bot: ask, wait, then TERM and KILL its process group. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.connection is not None:
+            self.connection.send(pb.RefereeMessage(shutdown=pb.Shutdown(reason=reason)))
+        process = self.process
+        grace = SHUTDOWN_GRACE_S if self.connection else 0
+        if process is not None and not await _exited(process, grace):
+            _signal_group(process.pid, signal.SIGTERM)
+            if not await _exited(process, TERM_GRACE_S):
+                _signal_group(process.pid, signal.SIGKILL)
+                await process.wait()
+        if process is not None:
+            _signal_group(process.pid, signal.SIGKILL)  # whatever the bot left behind
+        if self.connection is not None:
+            self.connection.lost("closed by the referee")
+        if self._watch_task is not None:
+            self._watch_task.cancel()
+        if self._log_task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._log_task, 2.0)
+
+
+async def _exited(process: asyncio.subprocess.Process, within_s: float) -> bool:
+    try:
+        await asyncio.wait_for(process.wait(), within_s)
+    except TimeoutError:
+        return False
+    return True
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _copy_capped(stream: asyncio.StreamReader | None, path: Path, cap: int) -> None:
+    """Copy the bot's output to ``path`` up to ``cap`` bytes, then drain and drop the rest."""
+    if stream is None:
+        return
+    written = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as log:
+        while chunk := await stream.read(65536):
+            if written < cap:
+                kept = chunk[: cap - written]
+                log.write(kept)
+                written += len(kept)
+                if written >= cap:
+                    log.write(
+                        f"\n[pitch referee: log truncated at {cap} bytes; "
+                        "further output was discarded]\n".encode()
+                    )
+                log.flush()

@@ -1,0 +1,153 @@
+"""The referee for a series of games: one private server, bot processes, cleanup.
+
+``Referee`` is an async context manager. It serves gRPC on a Unix socket in a private
+temporary folder (or on TCP when asked), starts bot processes for the seats of a game
+(one process per player slot: partners never share a process), restarts bots that
+crashed or hung before the next game, and on exit leaves no child process and no
+temporary file behind, whatever the bots did.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pitch_sdk.cards import SEATS, Seat
+from pitch_sdk.options import RuleOptions
+
+from .connection import start_server, stop_server
+from .errors import BotStartError
+from .game_loop import FaultPolicy, GameResult, TimeControl, play_game
+from .manifest import BotManifest
+from .process import BotProcess, Launcher, LocalLauncher, StartOptions
+
+
+@dataclass(frozen=True)
+class PlayerSlot:
+    """A process the referee keeps for a match: one bot, one of its two seats."""
+
+    key: str
+    """Unique within the match, e.g. ``"A1"``; names the log file."""
+    manifest: BotManifest | None
+    """``None`` for a bot the user starts by hand."""
+    name: str
+
+
+@dataclass
+class RefereeSettings:
+    time_control: TimeControl = field(default_factory=TimeControl)
+    fault_policy: FaultPolicy = FaultPolicy.FORFEIT
+    start: StartOptions = field(default_factory=StartOptions)
+    tcp: bool = False
+    """Serve on 127.0.0.1 (any free port) instead of a private Unix socket."""
+
+
+class Referee:
+    """Runs games between bot processes; use ``async with Referee(log_dir) as referee``."""
+
+    def __init__(
+        self,
+        log_dir: Path,
+        settings: RefereeSettings | None = None,
+        *,
+        launcher: Launcher | None = None,
+        announce: Callable[[str], None] = print,
+    ) -> None:
+        self.log_dir = Path(log_dir)
+        self.settings = settings or RefereeSettings()
+        self.launcher = launcher or LocalLauncher()
+        self.announce = announce
+        self.address = ""
+        self._bots: dict[str, BotProcess] = {}
+        self._private_dir: str | None = None
+        self._server = None
+        self._service = None
+
+    async def __aenter__(self) -> Referee:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self._private_dir = tempfile.mkdtemp(prefix="pitch-referee-")  # mode 0700
+        address = "127.0.0.1:0" if self.settings.tcp else f"unix:{self._private_dir}/referee.sock"
+        try:
+            self._server, self._service, self.address = await start_server(address)
+        except BaseException:
+            shutil.rmtree(self._private_dir, ignore_errors=True)
+            raise
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Stop every bot and the server and remove the private folder. Idempotent."""
+        for bot in list(self._bots.values()):
+            await bot.close()
+        self._bots.clear()
+        if self._server is not None:
+            await stop_server(self._server)
+            self._server = None
+        if self._private_dir is not None:
+            shutil.rmtree(self._private_dir, ignore_errors=True)
+            self._private_dir = None
+
+    async def bot(self, slot: PlayerSlot) -> BotProcess:
+        """The running process for ``slot``, started (or restarted) if needed."""
+        bot = self._bots.get(slot.key)
+        if bot is not None and (bot.alive or bot.start_error is not None):
+            return bot
+        if bot is not None:
+            await bot.close("restarting")
+        assert self._service is not None
+        if slot.manifest is None:
+            bot = await BotProcess.join_by_hand(
+                slot.name, self._service, self.address, self.announce
+            )
+        else:
+            log_path = self.log_dir / f"{slot.key}-{slot.name}.log"
+            try:
+                bot = await BotProcess.spawn(
+                    slot.manifest,
+                    self._service,
+                    self.address,
+                    log_path,
+                    self.settings.start,
+                    self.launcher,
+                )
+            except BotStartError as error:
+                bot = BotProcess.failed(slot.name, error, log_path)
+        self._bots[slot.key] = bot
+        return bot
+
+    async def play(
+        self,
+        seats: Sequence[PlayerSlot],
+        *,
+        game_id: str,
+        seed: int | str,
+        options: RuleOptions | None = None,
+        first_dealer: Seat = 0,
+    ) -> GameResult:
+        """Play one game with ``seats[seat]`` in each seat; never raises for bot faults."""
+        if len({slot.key for slot in seats}) != 4:
+            raise ValueError("each seat needs its own process (partners never share one)")
+        bots = [await self.bot(seats[seat]) for seat in SEATS]
+        result = await play_game(
+            bots,
+            game_id=game_id,
+            seed=seed,
+            options=options,
+            first_dealer=first_dealer,
+            time_control=self.settings.time_control,
+            fault_policy=self.settings.fault_policy,
+        )
+        for seat in result.needs_restart | {s for s in SEATS if bots[s].start_error}:
+            await self._retire(seats[seat].key)
+        return result
+
+    async def _retire(self, key: str) -> None:
+        """Stop a bot that faulted so that the next game starts a fresh one."""
+        bot = self._bots.pop(key, None)
+        if bot is not None:
+            await bot.close("restarting after a fault")

@@ -1,0 +1,140 @@
+"""``run(bot)``: connect a ``Bot`` to the referee and play until told to stop.
+
+The referee starts bot processes with ``PITCH_ADDRESS`` and ``PITCH_TOKEN`` in the
+environment; a bot started by hand (say, under a debugger) gets them from the command
+line instead: ``python bot.py --address unix:///tmp/.../referee.sock --token abc``. The
+bot logs to stderr, which the referee keeps in a per-seat log file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import queue
+import sys
+from collections.abc import Iterator, Sequence
+
+import grpc
+
+from ._proto import pitch_pb2 as pb
+from ._proto import pitch_pb2_grpc
+from .actions import Action, StockChoice, StockMove
+from .bot import Bot
+from .wire import (
+    PROTOCOL_VERSION,
+    action_from_proto,
+    action_to_proto,
+    hand_result_from_proto,
+    view_from_proto,
+)
+
+log = logging.getLogger("pitch_sdk.run")
+
+_CHANNEL_OPTIONS = [
+    # Retry quickly if the referee is not listening yet: the default first backoff is 1 s.
+    ("grpc.initial_reconnect_backoff_ms", 20),
+    ("grpc.min_reconnect_backoff_ms", 20),
+    ("grpc.max_reconnect_backoff_ms", 500),
+]
+
+
+def run(bot: Bot, argv: Sequence[str] | None = None) -> int:
+    """Play for the referee until it says stop; returns the process exit status.
+
+    Typical use, at the end of a bot file: ``raise SystemExit(run(MyBot()))``.
+    """
+    args = _arguments(argv)
+    logging.basicConfig(
+        stream=sys.stderr, level=args.log_level, format="%(asctime)s %(levelname)s %(message)s"
+    )
+    if not args.address or not args.token:
+        log.error(
+            "no referee to connect to: set PITCH_ADDRESS and PITCH_TOKEN or pass "
+            "--address and --token (the referee prints them for bots started by hand)"
+        )
+        return 2
+    with grpc.insecure_channel(args.address, options=_CHANNEL_OPTIONS) as channel:
+        return _play(bot, pitch_pb2_grpc.RefereeStub(channel), args.token)
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="A Pitch Arena bot.")
+    parser.add_argument("--address", default=os.environ.get("PITCH_ADDRESS"))
+    parser.add_argument("--token", default=os.environ.get("PITCH_TOKEN"))
+    parser.add_argument("--log-level", default=os.environ.get("PITCH_LOG_LEVEL", "INFO"))
+    return parser.parse_args(argv)
+
+
+def _play(bot: Bot, stub: pitch_pb2_grpc.RefereeStub, token: str) -> int:
+    outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
+    hello = pb.Hello(
+        token=token, name=bot.name, version=bot.version, protocol_version=PROTOCOL_VERSION
+    )
+    outbox.put(pb.BotMessage(hello=hello))
+    replies = stub.Play(_drain(outbox), wait_for_ready=True)
+    try:
+        for message in replies:
+            kind = message.WhichOneof("message")
+            if kind == "request":
+                answer = _answer(bot, message.request)
+                outbox.put(pb.BotMessage(answer=answer))
+            elif kind == "game_start":
+                start = message.game_start
+                log.info("game %s: playing seat %d", start.game_id, start.seat)
+                bot.rng.seed(start.seed)
+                bot.on_game_start(
+                    start.seat,
+                    {
+                        "game_id": start.game_id,
+                        "players": [
+                            {"seat": p.seat, "name": p.name, "version": p.version}
+                            for p in start.players
+                        ],
+                    },
+                )
+            elif kind == "game_end":
+                _observe(bot, message.game_end.events)
+                bot.on_game_end(view_from_proto(message.game_end.view))
+            elif kind == "shutdown":
+                log.info("referee says stop: %s", message.shutdown.reason)
+                return 0
+            elif kind == "welcome":
+                log.info("connected to %s", message.welcome.referee)
+    except grpc.RpcError as error:
+        log.error("the referee ended the stream: %s %s", error.code().name, error.details())
+        return 1
+    finally:
+        outbox.put(None)
+        replies.cancel()
+    log.info("the referee closed the stream")
+    return 0
+
+
+def _drain(outbox: queue.SimpleQueue[pb.BotMessage | None]) -> Iterator[pb.BotMessage]:
+    while (message := outbox.get()) is not None:
+        yield message
+
+
+def _answer(bot: Bot, request: pb.DecisionRequest) -> pb.Answer:
+    _observe(bot, request.events)
+    legal = [action_from_proto(action) for action in request.legal_actions]
+    action = bot.decide(view_from_proto(request.view, legal))
+    return pb.Answer(request_id=request.request_id, action=action_to_proto(action))
+
+
+def _observe(bot: Bot, events: Sequence[pb.Event]) -> None:
+    for event in events:
+        kind = event.WhichOneof("event")
+        if kind == "decided":
+            decided = event.decided
+            bot.on_action(decided.seat, _public_action(decided.action), decided.forced)
+        elif kind == "hand_scored":
+            bot.on_hand_end(hand_result_from_proto(event.hand_scored.result))
+
+
+def _public_action(message: pb.Action) -> Action:
+    """Another seat's stock take arrives without the card given up."""
+    if message.WhichOneof("action") == "stock" and not message.stock.HasField("give_up"):
+        return StockChoice(StockMove(message.stock.move))
+    return action_from_proto(message)

@@ -1,0 +1,325 @@
+"""Conversions between the engine's values and the wire messages (``proto/pitch/v1``).
+
+The only module that touches protobuf objects on both sides of the stream: the referee
+turns views and actions into messages, the SDK turns them back, and bot authors never
+see a message. ``action_from_proto`` is the referee's edge check: a message that is not
+a well-formed action raises ``InvalidActionError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ._proto import pitch_pb2 as pb
+from .actions import (
+    Action,
+    Bid,
+    Discard,
+    InvalidActionError,
+    NameTrump,
+    PickUp,
+    Play,
+    StockChoice,
+    StockMove,
+)
+from .cards import (
+    DECK_SIZE,
+    JOKER,
+    SECOND_JOKER,
+    CardMask,
+    Seat,
+    canonical_jokers,
+    cards_in,
+    mask_of,
+)
+from .options import RuleOptions
+from .rules import HandResult, Outcome, Phase, Termination, Trick
+from .views import LookEvent, PlayerView
+
+PROTOCOL_VERSION = 1
+
+
+# --- cards and options --------------------------------------------------------------
+
+
+def cards_to_proto(mask: CardMask) -> pb.Cards:
+    return pb.Cards(cards=list(cards_in(mask)))
+
+
+def cards_from_proto(message: pb.Cards) -> CardMask:
+    """A card set from a message.
+
+    Raises:
+        InvalidActionError: a code is out of range or repeated.
+    """
+    codes = list(message.cards)
+    if any(code >= DECK_SIZE for code in codes):
+        raise InvalidActionError(f"card codes are 0-53, got {sorted(codes)}")
+    mask = mask_of(codes)
+    if mask.bit_count() != len(codes):
+        raise InvalidActionError(f"a card is repeated in {sorted(codes)}")
+    return mask
+
+
+def options_to_proto(options: RuleOptions) -> pb.RuleOptions:
+    return pb.RuleOptions(
+        scoring=options.scoring,
+        dealer_steal=options.dealer_steal,
+        target=options.target,
+        hand_cap=options.hand_cap,
+    )
+
+
+def options_from_proto(message: pb.RuleOptions) -> RuleOptions:
+    return RuleOptions(message.scoring, message.dealer_steal, message.target, message.hand_cap)
+
+
+# --- actions ------------------------------------------------------------------------
+
+
+def action_to_proto(action: Action) -> pb.Action:
+    if isinstance(action, Play):
+        return pb.Action(play=action.card)
+    if isinstance(action, Bid):
+        return pb.Action(bid=action.amount)
+    if isinstance(action, NameTrump):
+        return pb.Action(trump=action.suit)
+    if isinstance(action, Discard):
+        return pb.Action(discard=cards_to_proto(action.cards))
+    if isinstance(action, PickUp):
+        return pb.Action(pickup=cards_to_proto(action.cards))
+    stock = pb.StockChoice(move=int(action.move))
+    if action.give_up is not None:
+        stock.give_up = action.give_up
+    return pb.Action(stock=stock)
+
+
+def action_from_proto(message: pb.Action) -> Action:
+    """The engine action a message stands for; legality is the engine's business.
+
+    Raises:
+        InvalidActionError: no action is set, or a value is out of range.
+    """
+    kind = message.WhichOneof("action")
+    if kind == "play":
+        return Play(_card(message.play))
+    if kind == "bid":
+        if message.bid > 13:
+            raise InvalidActionError(f"bid {message.bid} is out of range (0 = pass, 4-13)")
+        return Bid(message.bid)
+    if kind == "trump":
+        if message.trump > 3:
+            raise InvalidActionError(f"suit {message.trump} is out of range (0-3)")
+        return NameTrump(message.trump)
+    if kind == "discard":
+        return Discard(canonical_jokers(cards_from_proto(message.discard)))
+    if kind == "pickup":
+        return PickUp(canonical_jokers(cards_from_proto(message.pickup)))
+    if kind == "stock":
+        return _stock_from_proto(message.stock)
+    raise InvalidActionError("the answer holds no action (no field of Action is set)")
+
+
+def _stock_from_proto(message: pb.StockChoice) -> StockChoice:
+    try:
+        move = StockMove(message.move)
+    except ValueError:
+        raise InvalidActionError(f"stock move {message.move} is not take, leave or stop") from None
+    if move is StockMove.TAKE:
+        if not message.HasField("give_up"):
+            raise InvalidActionError("a stock take must name the card given up")
+        return StockChoice(move, _card(message.give_up))
+    return StockChoice(move)
+
+
+def _card(code: int) -> int:
+    if code >= DECK_SIZE:
+        raise InvalidActionError(f"card code {code} is out of range (0-53)")
+    return JOKER if code == SECOND_JOKER else code
+
+
+def hidden_for(action: Action, actor: Seat, viewer: Seat) -> Action:
+    """``action`` as ``viewer`` may know it: another seat's stock exchange hides its card."""
+    if actor != viewer and isinstance(action, StockChoice) and action.give_up is not None:
+        return StockChoice(action.move)
+    return action
+
+
+# --- views --------------------------------------------------------------------------
+
+
+def trick_to_proto(leader: Seat, plays: Iterable[tuple[Seat, int]], winner: int) -> pb.Trick:
+    """A trick; ``winner`` is -1 while it is in progress."""
+    return pb.Trick(
+        leader=max(leader, 0),
+        plays=[pb.Played(seat=seat, card=card) for seat, card in plays],
+        winner=winner,
+    )
+
+
+def hand_result_to_proto(result: HandResult) -> pb.HandResult:
+    return pb.HandResult(
+        number=result.number,
+        dealer=result.dealer,
+        bidder=result.bidder,
+        bid=result.bid,
+        trump=result.trump,
+        points=list(result.points),
+        dead=result.dead,
+        scores=list(result.scores),
+        made=result.made,
+    )
+
+
+def hand_result_from_proto(message: pb.HandResult) -> HandResult:
+    return HandResult(
+        message.number,
+        message.dealer,
+        message.bidder,
+        message.bid,
+        message.trump,
+        (message.points[0], message.points[1]),
+        message.dead,
+        (message.scores[0], message.scores[1]),
+        message.made,
+    )
+
+
+def outcome_to_proto(outcome: Outcome | None) -> pb.Outcome | None:
+    if outcome is None:
+        return None
+    message = pb.Outcome(termination=outcome.termination.value)
+    if outcome.winner is not None:
+        message.winner = outcome.winner
+    if outcome.forfeited_by is not None:
+        message.forfeited_by = outcome.forfeited_by
+    return message
+
+
+def outcome_from_proto(message: pb.Outcome) -> Outcome:
+    return Outcome(
+        Termination(message.termination),
+        message.winner if message.HasField("winner") else None,
+        message.forfeited_by if message.HasField("forfeited_by") else None,
+    )
+
+
+def view_to_proto(view: PlayerView) -> pb.PlayerView:
+    message = pb.PlayerView(
+        seat=view.seat,
+        rules=options_to_proto(view.options),
+        hand_number=view.hand_number,
+        dealer=view.dealer,
+        scores=list(view.scores),
+        phase=int(view.phase),
+        to_move=view.to_move,
+        decision=int(view.decision) if view.decision else 0,
+        hand=cards_to_proto(view.hand),
+        hand_sizes=list(view.hand_sizes),
+        bids=[pb.BidMade(seat=seat, amount=amount) for seat, amount in view.bids],
+        bidder=view.bidder,
+        bid=view.bid,
+        trump=view.trump,
+        discarded=[cards_to_proto(mask) for mask in view.discarded],
+        discarded_down=[cards_to_proto(mask) for mask in view.discarded_down],
+        picked=[cards_to_proto(mask) for mask in view.picked],
+        centre=cards_to_proto(view.centre),
+        fill_sizes=list(view.fill_sizes),
+        fill=cards_to_proto(view.fill),
+        stock_size=view.stock_size,
+        look=[_look_to_proto(event) for event in view.look],
+        look_remaining=view.look_remaining,
+        tricks=[trick_to_proto(*trick) for trick in view.tricks],
+        trick=trick_to_proto(view.leader, view.trick, -1),
+        leader=view.leader,
+        jokers_played=view.jokers_played,
+        taken=list(view.taken),
+        hand_results=[hand_result_to_proto(result) for result in view.hand_results],
+    )
+    if view.look_card is not None:
+        message.look_card = view.look_card
+    if view.outcome is not None:
+        message.outcome.CopyFrom(outcome_to_proto(view.outcome))
+    return message
+
+
+def _look_to_proto(event: LookEvent) -> pb.LookEvent:
+    message = pb.LookEvent(seat=event.seat, move=int(event.move))
+    if event.card is not None:
+        message.card = event.card
+    if event.give_up is not None:
+        message.give_up = event.give_up
+    return message
+
+
+def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> PlayerView:
+    """Rebuild the engine's ``PlayerView`` (with ``legal`` as its legal actions)."""
+    from .actions import Decision
+
+    def masks(values: Iterable[pb.Cards]) -> tuple[CardMask, ...]:
+        return tuple(mask_of(cards.cards) for cards in values)
+
+    return PlayerView(
+        seat=message.seat,
+        options=options_from_proto(message.rules),
+        hand_number=message.hand_number,
+        dealer=message.dealer,
+        scores=(message.scores[0], message.scores[1]),
+        phase=Phase(message.phase),
+        to_move=message.to_move,
+        decision=Decision(message.decision) if message.decision else None,
+        legal_actions=tuple(legal),
+        hand=mask_of(message.hand.cards),
+        hand_sizes=tuple(message.hand_sizes),  # type: ignore[arg-type]
+        bids=tuple((bid.seat, bid.amount) for bid in message.bids),
+        bidder=message.bidder,
+        bid=message.bid,
+        trump=message.trump,
+        discarded=masks(message.discarded),  # type: ignore[arg-type]
+        discarded_down=masks(message.discarded_down),  # type: ignore[arg-type]
+        picked=masks(message.picked),  # type: ignore[arg-type]
+        centre=mask_of(message.centre.cards),
+        fill_sizes=tuple(message.fill_sizes),  # type: ignore[arg-type]
+        fill=mask_of(message.fill.cards),
+        stock_size=message.stock_size,
+        look=tuple(
+            LookEvent(
+                event.seat,
+                StockMove(event.move),
+                event.card if event.HasField("card") else None,
+                event.give_up if event.HasField("give_up") else None,
+            )
+            for event in message.look
+        ),
+        look_card=message.look_card if message.HasField("look_card") else None,
+        look_remaining=message.look_remaining,
+        tricks=tuple(
+            Trick(trick.leader, tuple((p.seat, p.card) for p in trick.plays), trick.winner)
+            for trick in message.tricks
+        ),
+        trick=tuple((p.seat, p.card) for p in message.trick.plays),
+        leader=message.leader,
+        jokers_played=message.jokers_played,
+        taken=(message.taken[0], message.taken[1]),
+        hand_results=tuple(hand_result_from_proto(result) for result in message.hand_results),
+        outcome=outcome_from_proto(message.outcome) if message.HasField("outcome") else None,
+    )
+
+
+# --- events -------------------------------------------------------------------------
+
+
+def deal_event(hand: int, dealer: Seat, cards: CardMask) -> pb.Event:
+    """A new hand, with the receiving seat's own nine cards."""
+    return pb.Event(hand=hand, deal=pb.Deal(dealer=dealer, hand=cards_to_proto(cards)))
+
+
+def decided_event(hand: int, seat: Seat, action: Action, forced: bool) -> pb.Event:
+    """A decision as the receiving seat may know it (see ``hidden_for``)."""
+    decided = pb.Decided(seat=seat, action=action_to_proto(action), forced=forced)
+    return pb.Event(hand=hand, decided=decided)
+
+
+def scored_event(result: HandResult) -> pb.Event:
+    scored = pb.HandScored(result=hand_result_to_proto(result))
+    return pb.Event(hand=result.number, hand_scored=scored)
