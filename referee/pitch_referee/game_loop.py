@@ -247,7 +247,10 @@ async def _ask(
     table.reserves_ms[seat] = max(0.0, reserve - max(0.0, ms - time_control.limit_ms))
     if not answer.HasField("action"):
         raise BotProtocolError("the answer holds no action")
-    return action_from_proto(answer.action), ms
+    try:
+        return action_from_proto(answer.action), ms
+    except InvalidActionError as error:
+        raise BotProtocolError(str(error)) from None
 
 
 async def _record_fault(
@@ -288,9 +291,7 @@ async def _fault_kind(error: Exception, bot: BotProcess) -> str:
         return "timeout"
     if isinstance(error, BotProtocolError):
         return error.kind
-    if isinstance(error, IllegalActionError):
-        return "illegal_action"
-    if isinstance(error, InvalidActionError):
-        return "malformed"
+    if isinstance(error, (IllegalActionError, InvalidActionError)):
+        return "illegal_action"  # well formed, but not a legal answer to this decision
     # The stream closed: a crash if the process is (about to be) gone, else a disconnect.
     return "crashed" if await bot.has_exited(within_s=0.5) else "disconnected"

@@ -55,6 +55,15 @@ def run(bot: Bot, argv: Sequence[str] | None = None) -> int:
         )
         return 2
     with grpc.insecure_channel(args.address, options=_CHANNEL_OPTIONS) as channel:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=args.connect_timeout)
+        except grpc.FutureTimeoutError:
+            log.error(
+                "no referee answered at %s within %g s: check --address",
+                args.address,
+                args.connect_timeout,
+            )
+            return 2
         return _play(bot, pitch_pb2_grpc.RefereeStub(channel), args.token)
 
 
@@ -63,7 +72,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--address", default=os.environ.get("PITCH_ADDRESS"))
     parser.add_argument("--token", default=os.environ.get("PITCH_TOKEN"))
     parser.add_argument("--log-level", default=os.environ.get("PITCH_LOG_LEVEL", "INFO"))
-    return parser.parse_args(argv)
+    parser.add_argument("--connect-timeout", type=float, default=30.0, help="seconds")
+    return parser.parse_known_args(argv)[0]  # the bot may take arguments of its own
 
 
 def _play(bot: Bot, stub: pitch_pb2_grpc.RefereeStub, token: str) -> int:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ..bot import Bot
+from .greedy import GreedyBot
 from .random_bot import RandomBot
 
-POLICIES: dict[str, type[Bot]] = {"random": RandomBot}
+POLICIES: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot}
 """Bots known by name to ``pitch simulate --policy``."""
 
-__all__ = ["POLICIES", "RandomBot"]
+__all__ = ["POLICIES", "GreedyBot", "RandomBot"]

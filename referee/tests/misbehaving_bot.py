@@ -1,0 +1,94 @@
+"""A bot that misbehaves on purpose, one way per command-line mode (for the referee tests).
+
+Usage: python misbehaving_bot.py MODE [K]. Modes: crash K, sleep, illegal, malformed,
+wrong_id, exit_early, never_connect, flood, ignore_shutdown, well (plays randomly).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+import grpc
+from pitch_sdk._proto import pitch_pb2 as pb
+from pitch_sdk.actions import Bid, Play
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.run import run
+from pitch_sdk.views import PlayerView
+
+MODE = sys.argv[1]
+K = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+
+
+class Misbehaving(RandomBot):
+    name = f"misbehaving-{MODE}"
+    decisions = 0
+
+    def decide(self, view: PlayerView):
+        self.decisions += 1
+        if self.decisions >= K:
+            if MODE == "crash":
+                print("about to crash", file=sys.stderr, flush=True)
+                os._exit(3)
+            if MODE == "sleep":
+                time.sleep(3600)
+            if MODE == "illegal":
+                held = [card for card in range(54) if not view.hand >> card & 1]
+                return Play(held[0]) if view.decision.name == "PLAY" else Bid(3)
+            if MODE == "flood" and self.decisions == K:
+                chunk = "x" * (1 << 20)
+                for _ in range(200):
+                    sys.stderr.write(chunk)
+                sys.stderr.flush()
+        return super().decide(view)
+
+
+def raw_stream(answer: bytes | None, id_offset: int = 0) -> None:
+    """Speak the protocol by hand to send what the SDK never would."""
+    channel = grpc.insecure_channel(os.environ["PITCH_ADDRESS"])
+    play = channel.stream_stream(
+        "/pitch.v1.Referee/Play",
+        request_serializer=lambda raw: raw,
+        response_deserializer=pb.RefereeMessage.FromString,
+    )
+    import queue
+
+    outbox: queue.SimpleQueue = queue.SimpleQueue()
+    hello = pb.Hello(token=os.environ["PITCH_TOKEN"], name="raw", version="0", protocol_version=1)
+    outbox.put(pb.BotMessage(hello=hello).SerializeToString())
+
+    def messages():
+        while (message := outbox.get()) is not None:
+            yield message
+
+    for message in play(messages(), wait_for_ready=True):
+        if message.WhichOneof("message") == "request":
+            request = message.request
+            if answer is not None:
+                outbox.put(answer)
+            else:
+                reply = pb.Answer(
+                    request_id=request.request_id + id_offset, action=request.legal_actions[0]
+                )
+                outbox.put(pb.BotMessage(answer=reply).SerializeToString())
+        if message.WhichOneof("message") == "shutdown":
+            break
+    outbox.put(None)
+
+
+if MODE == "exit_early":
+    sys.exit(5)
+elif MODE == "never_connect":
+    time.sleep(3600)
+elif MODE == "malformed":
+    raw_stream(b"\xff\xff\xff\xff not a protobuf")
+elif MODE == "wrong_id":
+    raw_stream(None, id_offset=100)
+elif MODE == "ignore_shutdown":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    run(RandomBot())
+    time.sleep(3600)
+else:
+    raise SystemExit(run(Misbehaving()))
