@@ -16,6 +16,7 @@ import secrets
 import time
 
 import grpc
+
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk._proto import pitch_pb2_grpc
 from pitch_sdk.wire import PROTOCOL_VERSION

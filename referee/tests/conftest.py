@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+
 from pitch_referee.game_loop import FaultPolicy, GameResult, TimeControl
 from pitch_referee.manifest import BotManifest, load_manifest
 from pitch_referee.process import StartOptions

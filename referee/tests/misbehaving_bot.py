@@ -12,6 +12,7 @@ import sys
 import time
 
 import grpc
+
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import Bid, Play
 from pitch_sdk.bots import RandomBot

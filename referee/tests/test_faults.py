@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from pitch_referee.game_loop import FaultPolicy, TimeControl
 from pitch_sdk.record import replay
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+
 from pitch_referee.errors import ManifestError
 from pitch_referee.manifest import load_manifest
 

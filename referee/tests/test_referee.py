@@ -9,6 +9,7 @@ import sys
 
 import grpc
 import pytest
+
 from pitch_referee.referee import PlayerSlot, Referee
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.record import replay

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from pitch_sdk.bots import POLICIES, GreedyBot, RandomBot
 from pitch_sdk.bots.greedy import best_suit, hand_value
 from pitch_sdk.cards import HEARTS, SPADES, parse_cards

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from pitch_sdk import wire
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import InvalidActionError, Play, StockChoice, StockMove

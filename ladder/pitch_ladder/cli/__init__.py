@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from ..errors import PitchError
-from . import simulate
+from . import match, simulate
 
 app = typer.Typer(
     name="pitch",
@@ -24,6 +24,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command()(simulate.simulate)
+app.command()(match.match)
 
 
 @app.callback()

@@ -1,0 +1,158 @@
+"""``pitch match``: play two bots against each other and say honestly which is better."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from pitch_referee.match import (
+    Entrant,
+    MatchProgress,
+    MatchSettings,
+    resume_match,
+    run_match,
+)
+from pitch_sdk.options import RuleOptions
+
+from ..errors import PitchError
+
+console = Console(soft_wrap=True)  # long paths stay on one line, also when piped
+
+
+def match(
+    bot_a: Annotated[
+        str | None,
+        typer.Argument(help="Bot A: a bot folder, or a name for a bot you start by hand."),
+    ] = None,
+    bot_b: Annotated[str | None, typer.Argument(help="Bot B, the same way.")] = None,
+    games: Annotated[int, typer.Option(help="Games to play (duplicate: whole pairs).")] = 100,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the deals; the same seed replays the match.")
+    ] = 1,
+    duplicate: Annotated[
+        bool, typer.Option(help="Play every deal twice with the teams swapped.")
+    ] = True,
+    concurrency: Annotated[
+        int, typer.Option(help="Games at once (default: the number of cores).")
+    ] = 0,
+    time_limit: Annotated[int, typer.Option(help="Per-decision limit, milliseconds.")] = 1000,
+    time_reserve: Annotated[
+        int, typer.Option(help="Per-game reserve absorbing overruns, milliseconds.")
+    ] = 10_000,
+    fault_policy: Annotated[
+        str, typer.Option(help="forfeit (the faulty bot's team loses) or substitute.")
+    ] = "forfeit",
+    rule: Annotated[
+        list[str], typer.Option(help="A rule option NAME=VALUE, e.g. dealer_steal=true.")
+    ] = [],  # noqa: B006  (Typer needs a literal default)
+    sprt: Annotated[
+        str | None, typer.Option(help="Stop when decided: elo0=..,elo1=..[,alpha=..,beta=..]")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Match folder (default: a new one under ./matches/).")
+    ] = None,
+    resume: Annotated[
+        Path | None, typer.Option(help="Finish the interrupted match in this folder.")
+    ] = None,
+) -> None:
+    """Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT."""
+    if resume is not None:
+        summary = _with_progress(lambda progress: resume_match(resume, progress))
+        _print_result(summary, resume)
+        return
+    if bot_a is None or bot_b is None:
+        raise PitchError("give two bots (folders or names), or --resume FOLDER")
+    a, b = Entrant.from_argument(bot_a), Entrant.from_argument(bot_b)
+    settings = MatchSettings(
+        games=games,
+        seed=seed,
+        duplicate=duplicate,
+        concurrency=concurrency or os.cpu_count() or 1,
+        time_limit_ms=time_limit,
+        time_reserve_ms=time_reserve,
+        fault_policy=fault_policy,
+        rules=RuleOptions().with_text(rule).to_dict(),
+        sprt=sprt,
+    )
+    root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
+    console.print(f"match {a.name} vs {b.name} -> {root}")
+    summary = _with_progress(lambda progress: run_match(a, b, settings, root, progress))
+    _print_result(summary, root)
+
+
+def _with_progress(play: Any) -> dict[str, Any]:
+    columns = (
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[score]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("games", total=None, score="")
+
+        def update(progress: MatchProgress) -> None:
+            bar.update(
+                task, completed=progress.played, total=progress.planned, score=_score_line(progress)
+            )
+
+        return play(update)
+
+
+def _score_line(progress: MatchProgress) -> str:
+    line = f"A +{progress.wins} ={progress.draws} -{progress.losses}"
+    if progress.elo is not None:
+        line += f"  Elo {_elo(progress.elo)}"
+        if progress.elo_interval:
+            low, high = progress.elo_interval
+            line += f" [{_elo(low)}, {_elo(high)}]"
+    if progress.sprt:
+        test = progress.sprt
+        line += f"  LLR {test.llr:.2f} ({test.lower_bound:.2f}, {test.upper_bound:.2f})"
+    return line
+
+
+def _elo(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value in (float("inf"), float("-inf")):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.1f}"
+
+
+def _print_result(summary: dict[str, Any], root: Path) -> None:
+    a, b = summary["bots"]["a"], summary["bots"]["b"]
+    result, stats = summary["result"], summary["stats"]
+    wins, losses, draws = result["a"]["wins"], result["a"]["losses"], result["a"]["draws"]
+    console.print(
+        f"[bold]{a['name']}[/] {a['version']} vs [bold]{b['name']}[/] {b['version']}: "
+        f"{summary['games_played']} of {summary['games_planned']} games ({summary['status']})"
+    )
+    console.print(
+        f"  {a['name']}: {wins} won, {losses} lost, {draws} drawn; points "
+        f"{result['points']['a']} to {result['points']['b']}; faults {result['faults']}"
+    )
+    interval = stats["elo_interval"]
+    shown = f"[{_elo(interval[0])}, {_elo(interval[1])}]" if interval else "[-]"
+    los = "-" if stats["los"] is None else f"{stats['los'] * 100:.1f}%"
+    console.print(
+        f"  Elo difference {_elo(stats['elo'])} {shown} (95%, {stats['model']} "
+        f"{stats['counts']}), likelihood of superiority {los}"
+    )
+    if stats["sprt"]:
+        decision = stats["sprt"]["decision"]
+        verdict = {"H1": "H1 accepted: A is better", "H0": "H0 accepted: A is not better"}
+        console.print(
+            f"  SPRT: LLR {stats['sprt']['llr']:.2f} "
+            f"({stats['sprt']['lower_bound']:.2f}, {stats['sprt']['upper_bound']:.2f}): "
+            f"{verdict.get(decision, 'undecided')}"
+        )
+    console.print(
+        f"  records and logs: {root}  (replay one: pitch replay {root}/games/<game>.json)"
+    )

@@ -1,0 +1,525 @@
+"""A match between two bots: duplicate deal pairs, concurrent workers, resume, statistics.
+
+Card luck is the enemy of every conclusion in a card game, so by default every deal is
+played twice with the teams swapped (same deck order for each hand number, same first
+dealer): game ``a`` of a pair has bot A in seats 0 and 2, game ``b`` has it in 1 and 3.
+
+The match folder is the source of truth: ``match.json`` (who and how), one record per
+finished game under ``games/`` (written atomically), bot logs under ``logs/``, and
+``summary.json``, which is always recomputed from the records. A match killed at any
+moment resumes by playing exactly the games that have no record yet; seeded bots make
+the resumed match end exactly as an uninterrupted one would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import multiprocessing
+import os
+import queue
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pitch_sdk.options import RuleOptions
+from pitch_sdk.record import RecordError, load_record, write_record
+
+from .errors import BotError
+from .game_loop import FaultPolicy, TimeControl
+from .manifest import BotManifest, load_manifest
+from .process import StartOptions
+from .referee import PlayerSlot, Referee, RefereeSettings
+from .stats import Pentanomial, SprtParams, SprtResult, Trinomial, parse_sprt, sprt
+
+MATCH_FORMAT = "pitch-match"
+MATCH_VERSION = 1
+
+
+class MatchError(ValueError):
+    """A match that cannot be started or resumed; the message says why."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One side of a match: a bot folder, or a name for a bot the user starts by hand."""
+
+    name: str
+    manifest: BotManifest | None = None
+
+    @property
+    def version(self) -> str:
+        return self.manifest.version if self.manifest else "by hand"
+
+    @classmethod
+    def from_argument(cls, text: str) -> Entrant:
+        """A bot folder if ``text`` names one, else a bot the user will start by hand."""
+        path = Path(text)
+        if path.is_dir() or "/" in text:
+            manifest = load_manifest(path)
+            return cls(manifest.name, manifest)
+        return cls(text, None)
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    games: int = 100
+    """Games to play; with duplicate deals, rounded up to whole pairs."""
+    seed: int = 1
+    duplicate: bool = True
+    concurrency: int = 1
+    time_limit_ms: int = 1000
+    time_reserve_ms: int = 10_000
+    fault_policy: str = "forfeit"
+    rules: dict[str, Any] = field(default_factory=dict)
+    sprt: str | None = None
+    """``elo0=..,elo1=..[,alpha=..,beta=..]``: stop as soon as the test decides."""
+    start_timeout_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise MatchError("--games must be at least 1")
+        if self.concurrency < 1:
+            raise MatchError("--concurrency must be at least 1")
+        if self.time_limit_ms < 1 or self.time_reserve_ms < 0:
+            raise MatchError("--time-limit must be positive and --time-reserve not negative")
+        try:
+            FaultPolicy(self.fault_policy)
+        except ValueError:
+            raise MatchError(
+                f"--fault-policy {self.fault_policy!r}: choose forfeit or substitute"
+            ) from None
+        self.options()  # validates the rules
+        self.sprt_params()
+
+    def options(self) -> RuleOptions:
+        return RuleOptions.from_dict(self.rules)
+
+    def sprt_params(self) -> SprtParams | None:
+        return parse_sprt(self.sprt) if self.sprt else None
+
+    def referee_settings(self) -> RefereeSettings:
+        return RefereeSettings(
+            TimeControl(self.time_limit_ms, self.time_reserve_ms),
+            FaultPolicy(self.fault_policy),
+            StartOptions(self.start_timeout_s),
+        )
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game of the schedule."""
+
+    pair: int
+    side: str
+    """``a``: bot A is team 0 (seats 0, 2); ``b``: bot A is team 1."""
+    seed: str
+    first_dealer: int
+
+    @property
+    def game_id(self) -> str:
+        return f"pair-{self.pair:05d}-{self.side}"
+
+    @property
+    def a_team(self) -> int:
+        return 0 if self.side == "a" else 1
+
+
+def schedule(settings: MatchSettings) -> list[GameSpec]:
+    """Every game of the match, in order. Duplicate pairs share a seed and first dealer."""
+    if settings.duplicate:
+        pairs = (settings.games + 1) // 2
+        return [
+            GameSpec(pair, side, f"{settings.seed}.{pair}", pair % 4)
+            for pair in range(pairs)
+            for side in "ab"
+        ]
+    return [
+        GameSpec(game, "ab"[game % 2], f"{settings.seed}.{game}", game % 4)
+        for game in range(settings.games)
+    ]
+
+
+def _seats(spec: GameSpec, slots: dict[str, PlayerSlot]) -> list[PlayerSlot]:
+    """The process per seat: A1/A2 are bot A's two processes, B1/B2 bot B's."""
+    order = ("A1", "B1", "A2", "B2") if spec.side == "a" else ("B1", "A1", "B2", "A2")
+    return [slots[key] for key in order]
+
+
+# --- the match folder ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchFolder:
+    root: Path
+
+    @property
+    def games_dir(self) -> Path:
+        return self.root / "games"
+
+    def record_path(self, spec: GameSpec) -> Path:
+        return self.games_dir / f"{spec.game_id}.json"
+
+    def write_header(self, a: Entrant, b: Entrant, settings: MatchSettings) -> None:
+        header = {
+            "format": MATCH_FORMAT,
+            "version": MATCH_VERSION,
+            "bots": {side: _entrant_json(entrant) for side, entrant in (("a", a), ("b", b))},
+            "settings": asdict(settings),
+        }
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.games_dir.mkdir(exist_ok=True)
+        _write_json(self.root / "match.json", header)
+
+    def read_header(self) -> tuple[Entrant, Entrant, MatchSettings]:
+        path = self.root / "match.json"
+        try:
+            header = json.loads(path.read_text())
+            if header.get("format") != MATCH_FORMAT or header.get("version") != MATCH_VERSION:
+                raise MatchError(f"{path}: not a pitch match of a known version")
+            settings = MatchSettings(**header["settings"])
+            bots = header["bots"]
+            return _entrant_from(bots["a"]), _entrant_from(bots["b"]), settings
+        except FileNotFoundError:
+            raise MatchError(f"{self.root}: no match here (no match.json)") from None
+        except (json.JSONDecodeError, KeyError, TypeError) as error:
+            raise MatchError(f"{path}: unreadable match header ({error})") from None
+
+    def finished(self, specs: Iterable[GameSpec]) -> dict[GameSpec, dict[str, Any]]:
+        """The records of finished games; a record without a result does not count."""
+        done = {}
+        for spec in specs:
+            try:
+                record = load_record(self.record_path(spec))
+            except RecordError:
+                continue
+            if record.get("result"):
+                done[spec] = record
+        return done
+
+
+def _entrant_json(entrant: Entrant) -> dict[str, Any]:
+    folder = str(entrant.manifest.folder) if entrant.manifest else None
+    return {"name": entrant.name, "version": entrant.version, "folder": folder}
+
+
+def _entrant_from(data: dict[str, Any]) -> Entrant:
+    if data.get("folder"):
+        manifest = load_manifest(data["folder"])
+        return Entrant(manifest.name, manifest)
+    return Entrant(data["name"], None)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(data, indent=1) + "\n")
+    temporary.replace(path)
+
+
+# --- results and statistics ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """One finished game from bot A's side."""
+
+    spec: GameSpec
+    a_score: float
+    """1 win, 0.5 draw, 0 loss."""
+    a_points: int
+    b_points: int
+    faults: int
+
+    @classmethod
+    def from_record(cls, spec: GameSpec, record: dict[str, Any]) -> GameOutcome:
+        result = record["result"]
+        winner = result["winner"]
+        a_score = 0.5 if winner is None else float(winner == spec.a_team)
+        scores = result["scores"]
+        return cls(
+            spec,
+            a_score,
+            scores[spec.a_team],
+            scores[1 - spec.a_team],
+            len(record.get("faults", [])),
+        )
+
+
+@dataclass(frozen=True)
+class MatchProgress:
+    played: int
+    planned: int
+    wins: int
+    losses: int
+    draws: int
+    elo: float | None
+    elo_interval: tuple[float, float] | None
+    sprt: SprtResult | None
+
+
+def tally(outcomes: Iterable[GameOutcome], duplicate: bool) -> Pentanomial | Trinomial:
+    """Pentanomial over complete pairs (duplicate), else trinomial over games."""
+    outcomes = list(outcomes)
+    if not duplicate:
+        return Trinomial.from_scores(outcome.a_score for outcome in outcomes)
+    by_pair: dict[int, list[float]] = {}
+    for outcome in outcomes:
+        by_pair.setdefault(outcome.spec.pair, []).append(outcome.a_score)
+    return Pentanomial.from_pair_scores(sum(s) for s in by_pair.values() if len(s) == 2)
+
+
+def progress_of(
+    outcomes: list[GameOutcome], settings: MatchSettings, planned: int
+) -> MatchProgress:
+    counts = tally(outcomes, settings.duplicate)
+    params = settings.sprt_params()
+    return MatchProgress(
+        played=len(outcomes),
+        planned=planned,
+        wins=sum(outcome.a_score == 1 for outcome in outcomes),
+        losses=sum(outcome.a_score == 0 for outcome in outcomes),
+        draws=sum(outcome.a_score == 0.5 for outcome in outcomes),
+        elo=counts.elo,
+        elo_interval=counts.elo_interval,
+        sprt=sprt(counts, params.elo0, params.elo1, params.alpha, params.beta) if params else None,
+    )
+
+
+def summarize(root: Path, status: str) -> dict[str, Any]:
+    """The match summary, recomputed from the records in the folder, and saved."""
+    folder = MatchFolder(root)
+    a, b, settings = folder.read_header()
+    specs = schedule(settings)
+    finished = folder.finished(specs)
+    outcomes = [GameOutcome.from_record(spec, record) for spec, record in finished.items()]
+    progress = progress_of(outcomes, settings, len(specs))
+    counts = tally(outcomes, settings.duplicate)
+    summary = {
+        "bots": {"a": _entrant_json(a), "b": _entrant_json(b)},
+        "settings": asdict(settings),
+        "status": status,
+        "games_planned": len(specs),
+        "games_played": len(outcomes),
+        "result": {
+            "a": {"wins": progress.wins, "losses": progress.losses, "draws": progress.draws},
+            "b": {"wins": progress.losses, "losses": progress.wins, "draws": progress.draws},
+            "points": {
+                "a": sum(outcome.a_points for outcome in outcomes),
+                "b": sum(outcome.b_points for outcome in outcomes),
+            },
+            "faults": sum(outcome.faults for outcome in outcomes),
+        },
+        "stats": {
+            "model": "pentanomial" if settings.duplicate else "trinomial",
+            "counts": list(counts.counts),
+            "elo": progress.elo,
+            "elo_interval": list(progress.elo_interval) if progress.elo_interval else None,
+            "los": counts.los,
+            "sprt": asdict(progress.sprt) if progress.sprt else None,
+        },
+        "games": [
+            {
+                "game": spec.game_id,
+                "record": str(folder.record_path(spec).relative_to(root)),
+                "a_team": spec.a_team,
+                "a_score": GameOutcome.from_record(spec, record).a_score,
+                "scores": record["result"]["scores"],
+                "termination": record["result"]["termination"],
+            }
+            for spec, record in sorted(finished.items(), key=lambda item: item[0].game_id)
+        ],
+    }
+    _write_json(root / "summary.json", _finite(summary))
+    return summary
+
+
+def _finite(data: Any) -> Any:
+    """JSON has no infinity: write unbounded Elo limits as null."""
+    if isinstance(data, float) and data in (float("inf"), float("-inf")):
+        return None
+    if isinstance(data, dict):
+        return {key: _finite(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_finite(value) for value in data]
+    return data
+
+
+# --- running ------------------------------------------------------------------------
+
+
+ProgressCallback = Callable[[MatchProgress], None]
+
+
+def run_match(
+    a: Entrant,
+    b: Entrant,
+    settings: MatchSettings,
+    root: Path,
+    progress: ProgressCallback | None = None,
+    announce: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Play a new match into ``root`` (which must not hold one) and return its summary."""
+    if (root / "match.json").exists():
+        raise MatchError(f"{root} already holds a match: resume it with --resume {root}")
+    if a.manifest is None or b.manifest is None:
+        settings = replace(settings, concurrency=1)  # bots by hand join one referee
+    MatchFolder(root).write_header(a, b, settings)
+    return _play_remaining(root, progress, announce)
+
+
+def resume_match(
+    root: Path, progress: ProgressCallback | None = None, announce: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """Finish an interrupted match: play only the games that have no record yet."""
+    MatchFolder(root).read_header()
+    return _play_remaining(root, progress, announce)
+
+
+def _play_remaining(
+    root: Path, progress: ProgressCallback | None, announce: Callable[[str], None]
+) -> dict[str, Any]:
+    folder = MatchFolder(root)
+    a, b, settings = folder.read_header()
+    specs = schedule(settings)
+    finished = folder.finished(specs)
+    outcomes = [GameOutcome.from_record(spec, record) for spec, record in finished.items()]
+    state = progress_of(outcomes, settings, len(specs))
+    if progress:
+        progress(state)
+    if state.sprt and state.sprt.decision:
+        return summarize(root, "stopped by SPRT")
+    todo = [spec for spec in specs if spec not in finished]
+    summarize(root, "running")
+    workers = min(settings.concurrency, max(1, len({spec.pair for spec in todo})))
+    shares = [[spec for spec in todo if spec.pair % workers == w] for w in range(workers)]
+    job = _Job(a, b, settings, root)
+    stopped = False
+    for outcome in _run_workers(job, shares, announce):
+        outcomes.append(outcome)
+        state = progress_of(outcomes, settings, len(specs))
+        if progress:
+            progress(state)
+        if state.sprt and state.sprt.decision:
+            stopped = True
+            break
+    return summarize(root, "stopped by SPRT" if stopped else "finished")
+
+
+@dataclass(frozen=True)
+class _Job:
+    a: Entrant
+    b: Entrant
+    settings: MatchSettings
+    root: Path
+
+
+def _run_workers(
+    job: _Job, shares: list[list[GameSpec]], announce: Callable[[str], None]
+) -> Iterable[GameOutcome]:
+    """Outcomes as games finish; closing the generator stops every worker.
+
+    One share runs on a thread of this process (which is also how bots started by hand
+    join); more run in worker processes, one referee each, so they use every core.
+    """
+    if len(shares) == 1:
+        results: Any = queue.SimpleQueue()
+        stop: Any = threading.Event()
+        arguments = (job, 0, shares[0], results, stop, announce)
+        workers = [threading.Thread(target=_work, args=arguments)]
+    else:
+        context = multiprocessing.get_context("spawn")
+        results, stop = context.Queue(), context.Event()
+        workers = [
+            context.Process(target=_worker_main, args=(job, w, share, results, stop), daemon=True)
+            for w, share in enumerate(shares)
+        ]
+    for worker in workers:
+        worker.daemon = True
+        worker.start()
+    try:
+        running = len(workers)
+        while running:
+            try:
+                message = results.get(timeout=0.5)
+            except queue.Empty:
+                if not any(worker.is_alive() for worker in workers):
+                    break
+                continue
+            if message is None:
+                running -= 1
+            elif isinstance(message, str):
+                raise MatchError(message)
+            else:
+                yield message
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join(timeout=30)
+            if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
+                worker.kill()
+
+
+def _work(
+    job: _Job,
+    worker: int,
+    share: list[GameSpec],
+    results: Any,
+    stop: Any,
+    announce: Callable[[str], None],
+) -> None:
+    """Play a share of the games, reporting outcomes, then ``None``, on ``results``."""
+    try:
+        asyncio.run(_play_share(job, worker, share, results.put, announce, stop.is_set))
+    except (BotError, MatchError, OSError, ValueError) as error:
+        results.put(f"worker {worker}: {error}")
+    finally:
+        results.put(None)
+
+
+def _worker_main(job: _Job, worker: int, share: list[GameSpec], results: Any, stop: Any) -> None:
+    """A worker process: its own referee and bots; dies with the match process."""
+    _die_with_parent()
+    _work(job, worker, share, results, stop, print)
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:
+            os._exit(1)
+
+
+async def _play_share(
+    job: _Job,
+    worker: int,
+    share: list[GameSpec],
+    report: Callable[[GameOutcome], None],
+    announce: Callable[[str], None],
+    stopped: Callable[[], bool] = lambda: False,
+) -> None:
+    folder = MatchFolder(job.root)
+    slots = {
+        key: PlayerSlot(key, entrant.manifest, entrant.name)
+        for key, entrant in (("A1", job.a), ("A2", job.a), ("B1", job.b), ("B2", job.b))
+    }
+    log_dir = job.root / "logs" / f"worker-{worker}"
+    settings = job.settings
+    async with Referee(log_dir, settings.referee_settings(), announce=announce) as referee:
+        for spec in share:
+            if stopped():
+                return
+            result = await referee.play(
+                _seats(spec, slots),
+                game_id=spec.game_id,
+                seed=spec.seed,
+                options=settings.options(),
+                first_dealer=spec.first_dealer,
+            )
+            write_record(result.record, folder.record_path(spec))
+            report(GameOutcome.from_record(spec, result.record))

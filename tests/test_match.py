@@ -1,0 +1,128 @@
+"""`pitch match` end to end: duplicate pairs, statistics in the summary, resume after kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pitch_ladder.cli import app
+from pitch_referee.match import Entrant, MatchSettings, run_match, schedule
+from pitch_sdk.record import load_record, replay
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM = ROOT / "sample_bots" / "random"
+GREEDY = ROOT / "sample_bots" / "greedy"
+
+pytestmark = pytest.mark.slow
+
+
+def test_duplicate_schedule_pairs_games_with_the_same_seed_dealer_and_swapped_teams():
+    specs = schedule(MatchSettings(games=6, seed=9))
+    assert [spec.game_id for spec in specs][:2] == ["pair-00000-a", "pair-00000-b"]
+    for first, second in zip(specs[::2], specs[1::2], strict=True):
+        assert (first.seed, first.first_dealer) == (second.seed, second.first_dealer)
+        assert (first.a_team, second.a_team) == (0, 1)
+    assert len({spec.seed for spec in specs}) == 3
+
+
+def test_non_duplicate_schedule_gives_every_game_its_own_deal():
+    specs = schedule(MatchSettings(games=5, duplicate=False))
+    assert len(specs) == 5 and len({spec.seed for spec in specs}) == 5
+
+
+def test_match_pairs_see_the_same_decks_with_teams_swapped_and_every_record_replays(tmp_path):
+    a, b = Entrant.from_argument(str(GREEDY)), Entrant.from_argument(str(RANDOM))
+    settings = MatchSettings(games=4, seed=3, rules={"hand_cap": 4}, concurrency=2)
+    summary = run_match(a, b, settings, tmp_path / "m", announce=lambda _: None)
+    assert summary["games_played"] == 4 and summary["status"] == "finished"
+    records = {
+        game["game"]: load_record(tmp_path / "m" / game["record"]) for game in summary["games"]
+    }
+    for pair in ("pair-00000", "pair-00001"):
+        first, second = records[f"{pair}-a"], records[f"{pair}-b"]
+        assert first["seed"] == second["seed"] and first["first_dealer"] == second["first_dealer"]
+        shared = min(len(first["hands"]), len(second["hands"]))
+        assert [h["deck"] for h in first["hands"][:shared]] == [
+            h["deck"] for h in second["hands"][:shared]
+        ]
+        assert [p["name"] for p in first["players"]] == ["greedy", "random", "greedy", "random"]
+        assert [p["name"] for p in second["players"]] == ["random", "greedy", "random", "greedy"]
+    for record in records.values():
+        assert replay(record).ok
+    assert sum(summary["stats"]["counts"]) == 2  # two complete pairs in the pentanomial
+
+
+def test_match_cli_prints_result_elo_and_writes_summary(tmp_path):
+    out = tmp_path / "m"
+    result = CliRunner().invoke(
+        app,
+        ["match", str(GREEDY), str(RANDOM), "--games", "4", "--concurrency", "1",
+         "--rule", "hand_cap=3", "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Elo difference" in result.output and "likelihood of superiority" in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["games_played"] == 4
+    assert (out / "logs" / "worker-0").is_dir()
+
+
+def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):
+    runner = CliRunner()
+    for args in [
+        ["match", str(tmp_path / "nope"), str(RANDOM)],
+        ["match", str(RANDOM), str(RANDOM), "--fault-policy", "x"],
+        ["match", str(RANDOM), str(RANDOM), "--sprt", "elo0=1"],
+        ["match", "--resume", str(tmp_path)],
+    ]:
+        result = runner.invoke(app, args)
+        assert result.exit_code != 0, args
+
+
+def _match_command(out: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "pitch_ladder.cli", "match", str(GREEDY), str(RANDOM),
+        "--games", "8", "--seed", "5", "--concurrency", "1", "--rule", "hand_cap=6",
+        "--out", str(out),
+    ]  # fmt: skip
+
+
+def _results(out: Path) -> list[tuple]:
+    summary = json.loads((out / "summary.json").read_text())
+    return [
+        (g["game"], g["a_score"], tuple(g["scores"]), g["termination"]) for g in summary["games"]
+    ]
+
+
+def test_match_killed_with_sigkill_resumes_to_the_same_result_without_duplicates(tmp_path):
+    whole = tmp_path / "whole"
+    subprocess.run(_match_command(whole), check=True, capture_output=True, timeout=300)
+
+    cut = tmp_path / "cut"
+    process = subprocess.Popen(
+        _match_command(cut), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 120
+    while len(list((cut / "games").glob("*.json"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    before = {path.name: path.read_bytes() for path in (cut / "games").glob("*.json")}
+    assert 3 <= len(before) < 8
+
+    resumed = subprocess.run(
+        [sys.executable, "-m", "pitch_ladder.cli", "match", "--resume", str(cut)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    after = {path.name: path.read_bytes() for path in (cut / "games").glob("*.json")}
+    assert all(after[name] == data for name, data in before.items())  # finished games kept
+    assert len(after) == 8
+    assert _results(cut) == _results(whole)
