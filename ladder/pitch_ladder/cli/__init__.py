@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from ..errors import PitchError
-from . import match, simulate
+from . import match, new_bot, simulate
 
 app = typer.Typer(
     name="pitch",
@@ -25,6 +25,7 @@ app = typer.Typer(
 )
 app.command()(simulate.simulate)
 app.command()(match.match)
+app.command(name="new-bot")(new_bot.new_bot)
 
 
 @app.callback()

@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import Progress
+
 from pitch_sdk.bots import POLICIES
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
-from rich.progress import Progress
 
 from ..errors import PitchError
 
