@@ -8,7 +8,7 @@ a well-formed action raises ``InvalidActionError``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ._proto import pitch_pb2 as pb
 from .actions import (
@@ -29,8 +29,6 @@ from .cards import (
     CardMask,
     Seat,
     canonical_jokers,
-    cards_in,
-    mask_of,
 )
 from .options import RuleOptions
 from .rules import HandResult, Outcome, Phase, Termination, Trick
@@ -42,22 +40,14 @@ PROTOCOL_VERSION = 1
 # --- cards and options --------------------------------------------------------------
 
 
-def cards_to_proto(mask: CardMask) -> pb.Cards:
-    return pb.Cards(cards=list(cards_in(mask)))
-
-
-def cards_from_proto(message: pb.Cards) -> CardMask:
-    """A card set from a message.
+def checked_mask(mask: int) -> CardMask:
+    """A card set from the wire, whose bits must all be card codes.
 
     Raises:
-        InvalidActionError: a code is out of range or repeated.
+        InvalidActionError: a bit above the 54 cards is set.
     """
-    codes = list(message.cards)
-    if any(code >= DECK_SIZE for code in codes):
-        raise InvalidActionError(f"card codes are 0-53, got {sorted(codes)}")
-    mask = mask_of(codes)
-    if mask.bit_count() != len(codes):
-        raise InvalidActionError(f"a card is repeated in {sorted(codes)}")
+    if mask >> DECK_SIZE:
+        raise InvalidActionError(f"card set {mask:#x} has bits beyond the 54 card codes")
     return mask
 
 
@@ -85,9 +75,9 @@ def action_to_proto(action: Action) -> pb.Action:
     if isinstance(action, NameTrump):
         return pb.Action(trump=action.suit)
     if isinstance(action, Discard):
-        return pb.Action(discard=cards_to_proto(action.cards))
+        return pb.Action(discard=action.cards)
     if isinstance(action, PickUp):
-        return pb.Action(pickup=cards_to_proto(action.cards))
+        return pb.Action(pickup=action.cards)
     stock = pb.StockChoice(move=int(action.move))
     if action.give_up is not None:
         stock.give_up = action.give_up
@@ -112,9 +102,9 @@ def action_from_proto(message: pb.Action) -> Action:
             raise InvalidActionError(f"suit {message.trump} is out of range (0-3)")
         return NameTrump(message.trump)
     if kind == "discard":
-        return Discard(canonical_jokers(cards_from_proto(message.discard)))
+        return Discard(canonical_jokers(checked_mask(message.discard)))
     if kind == "pickup":
-        return PickUp(canonical_jokers(cards_from_proto(message.pickup)))
+        return PickUp(canonical_jokers(checked_mask(message.pickup)))
     if kind == "stock":
         return _stock_from_proto(message.stock)
     raise InvalidActionError("the answer holds no action (no field of Action is set)")
@@ -148,13 +138,18 @@ def hidden_for(action: Action, actor: Seat, viewer: Seat) -> Action:
 # --- views --------------------------------------------------------------------------
 
 
-def trick_to_proto(leader: Seat, plays: Iterable[tuple[Seat, int]], winner: int) -> pb.Trick:
+def trick_to_proto(leader: Seat, plays: Sequence[tuple[Seat, int]], winner: int) -> pb.Trick:
     """A trick; ``winner`` is -1 while it is in progress."""
     return pb.Trick(
         leader=max(leader, 0),
-        plays=[pb.Played(seat=seat, card=card) for seat, card in plays],
+        seats=[seat for seat, _ in plays],
+        cards=[card for _, card in plays],
         winner=winner,
     )
+
+
+def _plays(trick: pb.Trick) -> tuple[tuple[Seat, int], ...]:
+    return tuple(zip(trick.seats, trick.cards, strict=True))
 
 
 def hand_result_to_proto(result: HandResult) -> pb.HandResult:
@@ -214,18 +209,18 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
         phase=int(view.phase),
         to_move=view.to_move,
         decision=int(view.decision) if view.decision else 0,
-        hand=cards_to_proto(view.hand),
+        hand=view.hand,
         hand_sizes=list(view.hand_sizes),
         bids=[pb.BidMade(seat=seat, amount=amount) for seat, amount in view.bids],
         bidder=view.bidder,
         bid=view.bid,
         trump=view.trump,
-        discarded=[cards_to_proto(mask) for mask in view.discarded],
-        discarded_down=[cards_to_proto(mask) for mask in view.discarded_down],
-        picked=[cards_to_proto(mask) for mask in view.picked],
-        centre=cards_to_proto(view.centre),
+        discarded=view.discarded,
+        discarded_down=view.discarded_down,
+        picked=view.picked,
+        centre=view.centre,
         fill_sizes=list(view.fill_sizes),
-        fill=cards_to_proto(view.fill),
+        fill=view.fill,
         stock_size=view.stock_size,
         look=[_look_to_proto(event) for event in view.look],
         look_remaining=view.look_remaining,
@@ -256,9 +251,6 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
     """Rebuild the engine's ``PlayerView`` (with ``legal`` as its legal actions)."""
     from .actions import Decision
 
-    def masks(values: Iterable[pb.Cards]) -> tuple[CardMask, ...]:
-        return tuple(mask_of(cards.cards) for cards in values)
-
     return PlayerView(
         seat=message.seat,
         options=options_from_proto(message.rules),
@@ -269,18 +261,18 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         to_move=message.to_move,
         decision=Decision(message.decision) if message.decision else None,
         legal_actions=tuple(legal),
-        hand=mask_of(message.hand.cards),
+        hand=message.hand,
         hand_sizes=tuple(message.hand_sizes),  # type: ignore[arg-type]
         bids=tuple((bid.seat, bid.amount) for bid in message.bids),
         bidder=message.bidder,
         bid=message.bid,
         trump=message.trump,
-        discarded=masks(message.discarded),  # type: ignore[arg-type]
-        discarded_down=masks(message.discarded_down),  # type: ignore[arg-type]
-        picked=masks(message.picked),  # type: ignore[arg-type]
-        centre=mask_of(message.centre.cards),
+        discarded=tuple(message.discarded),  # type: ignore[arg-type]
+        discarded_down=tuple(message.discarded_down),  # type: ignore[arg-type]
+        picked=tuple(message.picked),  # type: ignore[arg-type]
+        centre=message.centre,
         fill_sizes=tuple(message.fill_sizes),  # type: ignore[arg-type]
-        fill=mask_of(message.fill.cards),
+        fill=message.fill,
         stock_size=message.stock_size,
         look=tuple(
             LookEvent(
@@ -293,11 +285,8 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         ),
         look_card=message.look_card if message.HasField("look_card") else None,
         look_remaining=message.look_remaining,
-        tricks=tuple(
-            Trick(trick.leader, tuple((p.seat, p.card) for p in trick.plays), trick.winner)
-            for trick in message.tricks
-        ),
-        trick=tuple((p.seat, p.card) for p in message.trick.plays),
+        tricks=tuple(Trick(trick.leader, _plays(trick), trick.winner) for trick in message.tricks),
+        trick=_plays(message.trick),
         leader=message.leader,
         jokers_played=message.jokers_played,
         taken=(message.taken[0], message.taken[1]),
@@ -311,7 +300,7 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
 
 def deal_event(hand: int, dealer: Seat, cards: CardMask) -> pb.Event:
     """A new hand, with the receiving seat's own nine cards."""
-    return pb.Event(hand=hand, deal=pb.Deal(dealer=dealer, hand=cards_to_proto(cards)))
+    return pb.Event(hand=hand, deal=pb.Deal(dealer=dealer, hand=cards))
 
 
 def decided_event(hand: int, seat: Seat, action: Action, forced: bool) -> pb.Event:

@@ -51,7 +51,7 @@ def test_views_and_legal_actions_round_trip_through_messages():
         (pb.Action(play=54), "out of range"),
         (pb.Action(bid=14), "out of range"),
         (pb.Action(trump=4), "out of range"),
-        (pb.Action(discard=pb.Cards(cards=[1, 1])), "repeated"),
+        (pb.Action(discard=1 << 60), "beyond the 54 card codes"),
         (pb.Action(stock=pb.StockChoice(move=1)), "must name the card given up"),
         (pb.Action(stock=pb.StockChoice(move=7)), "not take, leave or stop"),
     ],

@@ -195,11 +195,11 @@ class Action(_message.Message):
     PLAY_FIELD_NUMBER: _ClassVar[int]
     bid: int
     trump: int
-    discard: Cards
-    pickup: Cards
+    discard: int
+    pickup: int
     stock: StockChoice
     play: int
-    def __init__(self, bid: _Optional[int] = ..., trump: _Optional[int] = ..., discard: _Optional[_Union[Cards, _Mapping]] = ..., pickup: _Optional[_Union[Cards, _Mapping]] = ..., stock: _Optional[_Union[StockChoice, _Mapping]] = ..., play: _Optional[int] = ...) -> None: ...
+    def __init__(self, bid: _Optional[int] = ..., trump: _Optional[int] = ..., discard: _Optional[int] = ..., pickup: _Optional[int] = ..., stock: _Optional[_Union[StockChoice, _Mapping]] = ..., play: _Optional[int] = ...) -> None: ...
 
 class StockChoice(_message.Message):
     __slots__ = ("move", "give_up")
@@ -208,12 +208,6 @@ class StockChoice(_message.Message):
     move: StockMove
     give_up: int
     def __init__(self, move: _Optional[_Union[StockMove, str]] = ..., give_up: _Optional[int] = ...) -> None: ...
-
-class Cards(_message.Message):
-    __slots__ = ("cards",)
-    CARDS_FIELD_NUMBER: _ClassVar[int]
-    cards: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("hand", "deal", "decided", "hand_scored")
@@ -232,8 +226,8 @@ class Deal(_message.Message):
     DEALER_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     dealer: int
-    hand: Cards
-    def __init__(self, dealer: _Optional[int] = ..., hand: _Optional[_Union[Cards, _Mapping]] = ...) -> None: ...
+    hand: int
+    def __init__(self, dealer: _Optional[int] = ..., hand: _Optional[int] = ...) -> None: ...
 
 class Decided(_message.Message):
     __slots__ = ("seat", "action", "forced")
@@ -274,22 +268,16 @@ class HandResult(_message.Message):
     def __init__(self, number: _Optional[int] = ..., dealer: _Optional[int] = ..., bidder: _Optional[int] = ..., bid: _Optional[int] = ..., trump: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., dead: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., made: _Optional[bool] = ...) -> None: ...
 
 class Trick(_message.Message):
-    __slots__ = ("leader", "plays", "winner")
+    __slots__ = ("leader", "seats", "cards", "winner")
     LEADER_FIELD_NUMBER: _ClassVar[int]
-    PLAYS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     leader: int
-    plays: _containers.RepeatedCompositeFieldContainer[Played]
+    seats: _containers.RepeatedScalarFieldContainer[int]
+    cards: _containers.RepeatedScalarFieldContainer[int]
     winner: int
-    def __init__(self, leader: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Played, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
-
-class Played(_message.Message):
-    __slots__ = ("seat", "card")
-    SEAT_FIELD_NUMBER: _ClassVar[int]
-    CARD_FIELD_NUMBER: _ClassVar[int]
-    seat: int
-    card: int
-    def __init__(self, seat: _Optional[int] = ..., card: _Optional[int] = ...) -> None: ...
+    def __init__(self, leader: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., cards: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class LookEvent(_message.Message):
     __slots__ = ("seat", "move", "card", "give_up")
@@ -354,18 +342,18 @@ class PlayerView(_message.Message):
     phase: Phase
     to_move: int
     decision: Decision
-    hand: Cards
+    hand: int
     hand_sizes: _containers.RepeatedScalarFieldContainer[int]
     bids: _containers.RepeatedCompositeFieldContainer[BidMade]
     bidder: int
     bid: int
     trump: int
-    discarded: _containers.RepeatedCompositeFieldContainer[Cards]
-    discarded_down: _containers.RepeatedCompositeFieldContainer[Cards]
-    picked: _containers.RepeatedCompositeFieldContainer[Cards]
-    centre: Cards
+    discarded: _containers.RepeatedScalarFieldContainer[int]
+    discarded_down: _containers.RepeatedScalarFieldContainer[int]
+    picked: _containers.RepeatedScalarFieldContainer[int]
+    centre: int
     fill_sizes: _containers.RepeatedScalarFieldContainer[int]
-    fill: Cards
+    fill: int
     stock_size: int
     look: _containers.RepeatedCompositeFieldContainer[LookEvent]
     look_card: int
@@ -377,7 +365,7 @@ class PlayerView(_message.Message):
     taken: _containers.RepeatedScalarFieldContainer[int]
     hand_results: _containers.RepeatedCompositeFieldContainer[HandResult]
     outcome: Outcome
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[RuleOptions, _Mapping]] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_move: _Optional[int] = ..., decision: _Optional[_Union[Decision, str]] = ..., hand: _Optional[_Union[Cards, _Mapping]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., bids: _Optional[_Iterable[_Union[BidMade, _Mapping]]] = ..., bidder: _Optional[int] = ..., bid: _Optional[int] = ..., trump: _Optional[int] = ..., discarded: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., discarded_down: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., picked: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., centre: _Optional[_Union[Cards, _Mapping]] = ..., fill_sizes: _Optional[_Iterable[int]] = ..., fill: _Optional[_Union[Cards, _Mapping]] = ..., stock_size: _Optional[int] = ..., look: _Optional[_Iterable[_Union[LookEvent, _Mapping]]] = ..., look_card: _Optional[int] = ..., look_remaining: _Optional[int] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., trick: _Optional[_Union[Trick, _Mapping]] = ..., leader: _Optional[int] = ..., jokers_played: _Optional[int] = ..., taken: _Optional[_Iterable[int]] = ..., hand_results: _Optional[_Iterable[_Union[HandResult, _Mapping]]] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[RuleOptions, _Mapping]] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_move: _Optional[int] = ..., decision: _Optional[_Union[Decision, str]] = ..., hand: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., bids: _Optional[_Iterable[_Union[BidMade, _Mapping]]] = ..., bidder: _Optional[int] = ..., bid: _Optional[int] = ..., trump: _Optional[int] = ..., discarded: _Optional[_Iterable[int]] = ..., discarded_down: _Optional[_Iterable[int]] = ..., picked: _Optional[_Iterable[int]] = ..., centre: _Optional[int] = ..., fill_sizes: _Optional[_Iterable[int]] = ..., fill: _Optional[int] = ..., stock_size: _Optional[int] = ..., look: _Optional[_Iterable[_Union[LookEvent, _Mapping]]] = ..., look_card: _Optional[int] = ..., look_remaining: _Optional[int] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., trick: _Optional[_Union[Trick, _Mapping]] = ..., leader: _Optional[int] = ..., jokers_played: _Optional[int] = ..., taken: _Optional[_Iterable[int]] = ..., hand_results: _Optional[_Iterable[_Union[HandResult, _Mapping]]] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ...) -> None: ...
 
 class BidMade(_message.Message):
     __slots__ = ("seat", "amount")
