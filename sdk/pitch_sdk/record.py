@@ -19,7 +19,7 @@ from .actions import Action, IllegalActionError, InvalidActionError, parse_actio
 from .cards import SUIT_LETTERS, Card, Seat, card_name, parse_card
 from .deck import deck_for
 from .options import RuleOptions
-from .rules import GameState, Termination, Trick
+from .rules import CHANCE, GameState, Termination, Trick
 
 FORMAT = "pitch-game-record"
 VERSION = 1
@@ -242,8 +242,10 @@ def _expect(where: str, what: str, recorded: object, actual: object) -> None:
 
 def _replay_hand(state: GameState, hand: dict[str, Any], index: int, seed: object) -> None:
     where = f"hand {index}"
-    if state.current_seat() != -1:
+    if state.is_over():
         raise _Discrepancy(f"{where}: recorded, but the game was already over")
+    if state.current_seat() != CHANCE:
+        raise _Discrepancy(f"{where}: recorded, but hand {index - 1} was not finished")
     _expect(where, "hand number", hand.get("number"), index)
     _expect(where, "dealer", hand.get("dealer"), state.dealer)
     try:
@@ -260,6 +262,8 @@ def _replay_hand(state: GameState, hand: dict[str, Any], index: int, seed: objec
         _replay_decision(state, decision, f"{where}, decision {number}")
     if "scores" in hand:
         _check_hand(state, hand, where)
+    elif state.hand_results and state.hand_results[-1].number == index:
+        raise _Discrepancy(f"{where}: recorded as unfinished, but the engine says it ended")
 
 
 def _replay_decision(state: GameState, decision: dict[str, Any], where: str) -> None:

@@ -362,8 +362,16 @@ class GameState:
         """
         if self.to_move != CHANCE:
             raise IllegalActionError("no deal is due: the game is over or a seat must decide")
-        order = tuple(deck)  # type: ignore[call-overload]
-        if len(order) != DECK_SIZE or set(order) != _ALL_CODES:
+        try:
+            order = tuple(deck)  # type: ignore[call-overload]
+        except TypeError:
+            order = ()
+        # Check the types too: 1.0 and True compare equal to card code 1.
+        if (
+            len(order) != DECK_SIZE
+            or any(type(card) is not int for card in order)
+            or set(order) != _ALL_CODES
+        ):
             raise InvalidActionError("a deck order must hold each of the 54 card codes once")
         self._push_snapshot()
         self._deal(order)
@@ -384,7 +392,7 @@ class GameState:
         """Play ``action`` for the current seat after checking it is legal.
 
         Raises:
-            InvalidActionError: the action is of the wrong kind for this decision.
+            InvalidActionError: the action is malformed or of the wrong kind for this decision.
             IllegalActionError: the action is not legal now.
         """
         expected = self.decision()
@@ -392,7 +400,10 @@ class GameState:
             raise IllegalActionError(
                 "no decision is due: " + ("the game is over" if self.outcome else "deal first")
             )
-        if getattr(action, "decision", None) != expected:
+        problem = _malformed(action)
+        if problem:
+            raise InvalidActionError(problem)
+        if action.decision != expected:
             raise InvalidActionError(
                 f"seat {self.to_move} must make a {expected.name.lower()} decision, not {action!s}"
             )
@@ -438,7 +449,13 @@ class GameState:
             raise IllegalActionError("no decision is due now")
 
     def forfeit(self, seat: Seat) -> None:
-        """End the game at once: ``seat``'s team loses (a platform rule for faulty bots)."""
+        """End the game at once: ``seat``'s team loses (a platform rule for faulty bots).
+
+        Raises:
+            IllegalActionError: the game is already over.
+        """
+        if self.outcome is not None:
+            raise IllegalActionError("cannot forfeit: the game is already over")
         self._push_snapshot()
         self.outcome = Outcome(Termination.FORFEIT, 1 - team_of(seat), seat)
         self.phase = OVER
@@ -724,6 +741,37 @@ class GameState:
             f"{'-' if self.trump < 0 else 'CDHS'[self.trump]}, "
             f"hands {[' '.join(card_name(c) for c in cards_in(h)) for h in self.hands]}>"
         )
+
+
+def _malformed(action: object) -> str | None:
+    """Why ``action`` is not a well-formed action, or ``None`` when it is.
+
+    Checked before anything formats the action: a bad field (a card code out of range, a
+    negative mask) must give a clear error, not a crash or an endless loop.
+    """
+    if isinstance(action, Bid):
+        field, ok = "amount", type(action.amount) is int
+    elif isinstance(action, NameTrump):
+        field, ok = "suit", _is_code(action.suit, len(SUITS))
+    elif isinstance(action, (Discard, PickUp)):
+        field, ok = "cards", _is_code(action.cards, 1 << DECK_SIZE)
+    elif isinstance(action, Play):
+        field, ok = "card", _is_code(action.card, DECK_SIZE)
+    elif isinstance(action, StockChoice):
+        if not isinstance(action.move, StockMove):
+            return f"malformed StockChoice: move {action.move!r} is not a StockMove"
+        taking = action.move is StockMove.TAKE
+        field = "give_up"
+        ok = _is_code(action.give_up, DECK_SIZE) if taking else action.give_up is None
+    else:
+        return f"not an action: {action!r} (text is read with parse_action)"
+    if ok:
+        return None
+    return f"malformed {type(action).__name__}: bad {field} {getattr(action, field)!r}"
+
+
+def _is_code(value: object, limit: int) -> bool:
+    return type(value) is int and 0 <= value < limit  # type: ignore[operator]
 
 
 def _with_added(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:

@@ -1,0 +1,25 @@
+"""The examples in the engine's docstrings run and say what they show."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "pitch_sdk.cards",
+    "pitch_sdk.actions",
+    "pitch_sdk.options",
+    "pitch_sdk.rules",
+    "pitch_sdk.deck",
+    "pitch_sdk.record",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_of_the_module_pass(name: str) -> None:
+    module = importlib.import_module(name)
+    failed, attempted = doctest.testmod(module, verbose=False, report=True)
+    assert attempted > 0, f"{name} has no docstring examples"
+    assert failed == 0
