@@ -60,15 +60,21 @@ def clone_cost(seed: int, repeats: int = 200_000) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=2.0, help="per repeat")
+    parser.add_argument("--repeats", type=int, default=5, help="the median and best are shown")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     for keep_undo in (False, True):
-        hands, decisions, elapsed = random_hands(args.seconds, args.seed, keep_undo)
+        rates = []
+        for repeat in range(args.repeats):
+            hands, decisions, elapsed = random_hands(args.seconds, args.seed + repeat, keep_undo)
+            rates.append((hands / elapsed, decisions / elapsed, decisions / hands))
+        rates.sort()
+        median, best = rates[len(rates) // 2], rates[-1]
         door = "push (with undo)" if keep_undo else "advance (no undo)"
         print(
-            f"{door:18}: {hands / elapsed:8.0f} hands/s, {decisions / elapsed:9.0f} decisions/s, "
-            f"{decisions / hands:.1f} decisions/hand"
+            f"{door:18}: median {median[0]:7.0f} hands/s (best {best[0]:7.0f}), "
+            f"{median[1]:8.0f} decisions/s, {median[2]:.1f} decisions/hand"
         )
     per_copy, per_decision = clone_cost(args.seed)
     print(

@@ -369,7 +369,7 @@ class GameState:
         # Check the types too: 1.0 and True compare equal to card code 1.
         if (
             len(order) != DECK_SIZE
-            or any(type(card) is not int for card in order)
+            or set(map(type, order)) != {int}
             or set(order) != _ALL_CODES
         ):
             raise InvalidActionError("a deck order must hold each of the 54 card codes once")
