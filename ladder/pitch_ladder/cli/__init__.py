@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from ..errors import PitchError
-from . import match, new_bot, simulate
+from . import match, matches, new_bot, replay, rerun, simulate
 
 app = typer.Typer(
     name="pitch",
@@ -26,6 +26,9 @@ app = typer.Typer(
 app.command()(simulate.simulate)
 app.command()(match.match)
 app.command(name="new-bot")(new_bot.new_bot)
+app.command()(replay.replay)
+app.command()(rerun.rerun)
+app.command()(matches.matches)
 
 
 @app.callback()

@@ -1,0 +1,40 @@
+"""``pitch replay``: show a recorded game hand by hand, as the engine replays it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pitch_sdk.record import load_record
+from pitch_sdk.record import replay as replay_record
+
+from ..errors import PitchError
+from ..render import count_of, output_console, render_game
+
+
+def replay(
+    record: Annotated[Path, typer.Argument(help="A game record (JSON), e.g. games/game-1.json.")],
+    hand: Annotated[
+        int | None, typer.Option("--hand", min=1, help="Show only this hand (1 is the first).")
+    ] = None,
+    seat: Annotated[
+        int | None,
+        typer.Option(
+            "--seat", min=0, max=3, help="Show only what this seat knew, as its bot saw it."
+        ),
+    ] = None,
+) -> None:
+    """Show a recorded game hand by hand: deal, bids, discards, stock, tricks, scores.
+
+    All re-run by the engine; if it disagrees, shows what replays, the discrepancy, exits 1.
+    """
+    game = load_record(record)
+    hands = len(game.get("hands", []))
+    if hand is not None and hand > hands:
+        raise PitchError(f"{record}: no hand {hand}; the record has {count_of(hands, 'hand')}")
+    replayed = replay_record(game)
+    output_console().print(render_game(game, replayed, hand=hand, seat=seat))
+    if not replayed.ok:
+        raise typer.Exit(1)

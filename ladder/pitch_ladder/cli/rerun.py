@@ -1,0 +1,58 @@
+"""``pitch rerun``: ask a bot the decisions one seat made in a recorded game."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pitch_referee.errors import ManifestError
+from pitch_referee.game_loop import TimeControl
+from pitch_referee.manifest import load_manifest
+from pitch_sdk.record import load_record
+
+from ..errors import PitchError
+from ..render import count_of, output_console
+from ..rerun import RerunReport
+from ..rerun import rerun as rerun_bot
+
+
+def rerun(
+    record: Annotated[Path, typer.Argument(help="A game record (JSON).")],
+    bot_folder: Annotated[Path, typer.Argument(help="The bot to ask: a folder with a bot.toml.")],
+    seat: Annotated[int, typer.Option("--seat", min=0, max=3, help="The seat the bot plays.")],
+    time_limit: Annotated[
+        int, typer.Option("--time-limit", min=1, help="Per-decision limit, milliseconds.")
+    ] = TimeControl().limit_ms,
+    log: Annotated[
+        Path | None, typer.Option("--log", help="Keep the bot's output in this file.")
+    ] = None,
+) -> None:
+    """Ask a bot one seat's decisions of a recorded game, and list where it answers otherwise.
+
+    The game follows the record whatever the bot says: check determinism, or what changed.
+    """
+    game = load_record(record)
+    try:
+        manifest = load_manifest(bot_folder)
+    except ManifestError as error:
+        raise PitchError(str(error)) from None
+    control = TimeControl(limit_ms=time_limit)
+    report = asyncio.run(rerun_bot(game, seat, manifest, time_control=control, log_path=log))
+    _print(report)
+
+
+def _print(report: RerunReport) -> None:
+    console = output_console()
+    console.print(f"seat {report.seat} played by {report.bot}")
+    for finding in report.findings:
+        console.print(f"  {finding}", style="red" if finding.fault else "yellow", soft_wrap=True)
+    line = (
+        f"{count_of(report.decisions, 'decision')}, {report.differ} differ, "
+        f"{count_of(report.faults, 'fault')}"
+    )
+    if report.not_asked:
+        line += f"; {report.not_asked} not asked (the bot was gone)"
+    console.print(line, style="bold")
