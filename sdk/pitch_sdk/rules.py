@@ -133,9 +133,8 @@ class Trick(NamedTuple):
     winner: Seat
 
 
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """The public summary of a finished hand."""
+class HandResult(NamedTuple):
+    """The public summary of a finished hand (a named tuple: one is made every hand)."""
 
     number: int
     dealer: Seat
