@@ -69,7 +69,10 @@ def other_team(team: Team) -> Team:
 
 def seats_from(first: Seat) -> tuple[Seat, Seat, Seat, Seat]:
     """The four seats in playing order, starting with ``first``."""
-    return (first, (first + 1) & 3, (first + 2) & 3, (first + 3) & 3)
+    return _SEATS_FROM[first]
+
+
+_SEATS_FROM = tuple(tuple((first + step) & 3 for step in range(4)) for first in range(4))
 
 
 def make_card(rank: int, suit: Suit) -> Card:

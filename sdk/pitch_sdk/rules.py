@@ -640,9 +640,9 @@ class GameState:
         self.trick += ((seat, card),)
         if strength > self.trick_best[0]:
             self.trick_best = (strength, seat)
-        self.queue = self.queue[1:]
-        if self.queue:
-            self.to_move = self.queue[0]
+        self.queue = following = self.queue[1:]
+        if following:
+            self.to_move = following[0]
         else:
             self._finish_trick()
 
@@ -651,11 +651,7 @@ class GameState:
         trumps = TRUMPS[self.trump]
         hands = self.hands
         self.leader = self.to_move = seat
-        order = []
-        for player in seats_from(seat):
-            if hands[player] & trumps:
-                order.append(player)
-        self.queue = tuple(order)
+        self.queue = tuple([player for player in seats_from(seat) if hands[player] & trumps])
 
     def _finish_trick(self) -> None:
         winner = self.trick_best[1]
