@@ -18,7 +18,11 @@ from .views import PlayerView
 
 
 class Bot:
-    """Subclass and override the decisions you want to play well."""
+    """Subclass and override the decisions you want to play well.
+
+    Search bots (PIMC, Monte Carlo) can sample a full game state consistent with a view
+    with ``pitch_sdk.determinize.determinize(view, self.rng)`` and play it out on a ``copy()``.
+    """
 
     name: str = "bot"
     version: str = "0.1"
