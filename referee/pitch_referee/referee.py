@@ -9,6 +9,7 @@ temporary file behind, whatever the bots did.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -132,7 +133,7 @@ class Referee:
         """Play one game with ``seats[seat]`` in each seat; never raises for bot faults."""
         if len({slot.key for slot in seats}) != 4:
             raise ValueError("each seat needs its own process (partners never share one)")
-        bots = [await self.bot(seats[seat]) for seat in SEATS]
+        bots = await asyncio.gather(*(self.bot(seats[seat]) for seat in SEATS))  # start in parallel
         result = await play_game(
             bots,
             game_id=game_id,
