@@ -104,6 +104,8 @@ def main() -> None:
     print(f"greedy vs random over gRPC ({args.games} games, hand_cap 60):")
     print(f"  concurrency 1: {one:.2f} games/s; concurrency 2: {two:.2f} games/s")
     print(f"  ratio {two / one:.2f}")
+    if not args.deals:
+        return
     options = RuleOptions()
     variance_reduction("greedy vs random", GreedyBot, RandomBot, args.deals, options)
     variance_reduction(

@@ -366,11 +366,7 @@ class GameState:
         except TypeError:
             order = ()
         # Check the types too: 1.0 and True compare equal to card code 1.
-        if (
-            len(order) != DECK_SIZE
-            or set(map(type, order)) != {int}
-            or set(order) != _ALL_CODES
-        ):
+        if len(order) != DECK_SIZE or set(map(type, order)) != {int} or set(order) != _ALL_CODES:
             raise InvalidActionError("a deck order must hold each of the 54 card codes once")
         self._push_snapshot()
         self._deal(order)
