@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from pitch_ladder import ratings
 from pitch_ladder.ratings import (
     INITIAL_RATING,
