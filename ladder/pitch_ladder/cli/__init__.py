@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from ..errors import PitchError
-from . import match, matches, new_bot, replay, rerun, simulate
+from . import demo, ladder, match, matches, new_bot, replay, rerun, simulate
 
 app = typer.Typer(
     name="pitch",
@@ -29,6 +29,8 @@ app.command(name="new-bot")(new_bot.new_bot)
 app.command()(replay.replay)
 app.command()(rerun.rerun)
 app.command()(matches.matches)
+app.add_typer(ladder.app, name="ladder")
+app.command()(demo.demo)
 
 
 @app.callback()

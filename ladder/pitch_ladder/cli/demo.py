@@ -1,0 +1,66 @@
+"""``pitch demo``: the whole platform in one command, on a throwaway ladder.
+
+It submits the sample bots (each twice, under two names, for a four-bot round robin),
+runs one round with progress, prints the standings and says how to replay a game.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import LadderError
+from ..render import output_console
+from .ladder import TABLE_WIDTH, open_ladder, print_submission, run_with_progress, standings_table
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
+DEMO_BOTS = (
+    ("greedy", "greedy"),
+    ("random", "random"),
+    ("greedy", "greedy-2"),
+    ("random", "random-2"),
+)
+"""(sample bot folder, ladder name): the twins show how much luck is left in the ratings."""
+DEMO_RULES = {"hand_cap": 30}
+"""Two random bots can take a hundred hands to reach 55; the cap keeps the demo short."""
+
+
+def demo(
+    *,
+    ladder: Annotated[
+        Path | None, typer.Option(help="The ladder folder (default: a new temporary one).")
+    ] = None,
+    games_per_match: Annotated[
+        int, typer.Option(help="Games per match (duplicate deals: whole pairs).")
+    ] = 8,
+    workers: Annotated[int, typer.Option(help="Matches at once (default: the cores).")] = 0,
+) -> None:
+    """Run a small ladder of the sample bots and print its standings (about half a minute)."""
+    if not SAMPLE_BOTS.is_dir():
+        raise LadderError(f"{SAMPLE_BOTS}: the sample bots are missing (run from a clone)")
+    folder = ladder or Path(tempfile.mkdtemp(prefix="pitch-demo-"))
+    console = output_console(TABLE_WIDTH)
+    console.print(
+        f"demo ladder in {folder}: {len(DEMO_BOTS)} bots, one round robin of "
+        f"{games_per_match}-game duplicate matches, rules {DEMO_RULES}",
+        soft_wrap=True,
+    )
+    with open_ladder(folder, None, create=True) as opened:
+        for sample, name in DEMO_BOTS:
+            print_submission(console, opened.submit(SAMPLE_BOTS / sample, name))
+        run_with_progress(
+            console,
+            lambda progress: opened.run(
+                1, games_per_match, DEMO_RULES, workers=workers or None, progress=progress
+            ),
+        )
+        console.print(standings_table(opened.standings()))
+        game = opened.games()[0]
+    console.print(
+        f"replay a game: uv run pitch replay {game.record_path}\n"
+        f"           or: uv run pitch ladder show {game.id} --ladder {folder}",
+        soft_wrap=True,
+    )

@@ -1,0 +1,322 @@
+"""``pitch ladder ...``: submit bots, run round-robin rounds, read standings and games.
+
+Each command collects its options and calls the service in ``pitch_ladder.ladder``; the
+tables and the progress bar are built here (``pitch demo`` reuses them). The service is
+imported on first use (``open_ladder``): SQLAlchemy and Alembic take a second to load,
+which the other ``pitch`` commands should not pay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from pitch_sdk.options import RuleOptions
+from pitch_sdk.record import replay
+
+from ..ratings import INITIAL_RATING, K_FACTOR
+from ..render import output_console, render_game
+
+if TYPE_CHECKING:
+    from ..ladder import GameInfo, Ladder, Submission
+    from ..runner import ProgressCallback, RunProgress, RunReport
+    from ..standings import Standing
+
+DEFAULT_FOLDER = Path("ladder-data")
+
+TABLE_WIDTH = 120
+"""Columns when piped: one bot or game per line."""
+
+app = typer.Typer(
+    name="ladder",
+    help="A ladder: submitted bots play round-robin matches; Elo standings.",
+    no_args_is_help=True,
+)
+
+LadderOption = Annotated[
+    Path,
+    typer.Option(
+        "--ladder",
+        envvar="PITCH_LADDER",
+        help="The ladder folder: database, bots, records and logs.",
+    ),
+]
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        envvar="PITCH_DB",
+        help="Database URL, e.g. postgresql://user@host/db (default: SQLite in the folder).",
+    ),
+]
+
+
+def open_ladder(folder: Path, db: str | None, *, create: bool = False) -> Ladder:
+    """The ladder in ``folder`` (created first if ``create``), its schema up to date.
+
+    Raises:
+        LadderError: no ladder there (unless ``create``), or its database is unreachable.
+    """
+    from ..ladder import Ladder
+
+    return Ladder.init(folder, db) if create else Ladder.open(folder, db)
+
+
+@app.command()
+def init(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -> None:
+    """Create a ladder folder and its database (or bring an existing one up to date)."""
+    with open_ladder(ladder, db, create=True) as opened:
+        url = opened.engine.url.render_as_string(hide_password=True)
+        output_console().print(f"ladder ready in {opened.folder} (database {url})", soft_wrap=True)
+
+
+@app.command()
+def submit(
+    folder: Annotated[Path, typer.Argument(help="A bot folder with a bot.toml.")],
+    *,
+    name: Annotated[
+        str | None, typer.Option(help="The bot's name in the ladder (default: the manifest's).")
+    ] = None,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Add a bot, or a new version of one, after it finishes a short game against random."""
+    with open_ladder(ladder, db) as opened:
+        print_submission(output_console(), opened.submit(folder, name))
+
+
+def print_submission(console: Console, submission: Submission) -> None:
+    if submission.new:
+        console.print(
+            f"submitted {submission.bot} {submission.version}: it finished its smoke test; "
+            f"copied to {submission.folder}",
+            soft_wrap=True,
+        )
+    else:
+        console.print(
+            f"{submission.bot}: identical content already submitted as "
+            f"{submission.version}; nothing stored"
+        )
+    if submission.reactivated:
+        console.print(f"{submission.bot} is active again")
+
+
+@app.command()
+def bots(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -> None:
+    """List the bots: status, latest version, number of versions and games."""
+    with open_ladder(ladder, db) as opened:
+        infos = opened.bots()
+    console = output_console(TABLE_WIDTH)
+    if not infos:
+        console.print("no bots yet: submit one with `pitch ladder submit DIR`")
+        return
+    table = Table(box=box.SIMPLE_HEAD)
+    for heading in ("bot", "status", "version", "versions", "games", "folder"):
+        table.add_column(heading, no_wrap=heading == "folder")
+    for info in infos:
+        status = "active" if info.active else "retired"
+        table.add_row(
+            info.name, status, info.version, str(info.versions), str(info.games), str(info.folder)
+        )
+    console.print(table)
+
+
+@app.command()
+def retire(
+    name: Annotated[str, typer.Argument(help="The bot to stop scheduling.")],
+    *,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Stop scheduling a bot; its games and ratings stay (submitting it again revives it)."""
+    with open_ladder(ladder, db) as opened:
+        cancelled = opened.retire(name)
+    note = f"; {cancelled} unfinished matches cancelled" if cancelled else ""
+    output_console().print(f"retired {name}{note}")
+
+
+@app.command()
+def run(
+    *,
+    rounds: Annotated[int, typer.Option(help="Round-robin rounds to play.")] = 1,
+    games_per_match: Annotated[
+        int, typer.Option(help="Games per match (duplicate deals: whole pairs).")
+    ] = 20,
+    workers: Annotated[int, typer.Option(help="Matches at once (default: the cores).")] = 0,
+    rule: Annotated[
+        list[str], typer.Option(help="A rule option NAME=VALUE, e.g. hand_cap=30.")
+    ] = [],  # noqa: B006  (Typer needs a literal default)
+    wait: Annotated[
+        bool, typer.Option(help="If another run holds the ladder, wait instead of refusing.")
+    ] = False,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Play round-robin rounds between the active bots' latest versions.
+
+    Every pair plays a duplicate match per round. An interrupted run is finished first,
+    and its unfinished rounds count toward --rounds.
+    """
+    console = output_console(TABLE_WIDTH)
+    rules = RuleOptions().with_text(rule).to_dict()
+    with open_ladder(ladder, db) as opened:
+        report = run_with_progress(
+            console,
+            lambda progress: opened.run(
+                rounds,
+                games_per_match,
+                rules,
+                workers=workers or None,
+                progress=progress,
+                wait=wait,
+                on_wait=lambda pid: console.print(
+                    f"waiting for the run in progress (pid {pid or '?'}) to finish"
+                ),
+            ),
+        )
+    console.print(
+        f"{report.matches} matches, {report.games} new games stored; "
+        f"see `pitch ladder standings --ladder {ladder}`",
+        soft_wrap=True,
+    )
+
+
+def run_with_progress(console: Console, play: Callable[[ProgressCallback], RunReport]) -> RunReport:
+    """Call ``play(progress)`` under a progress bar, printing each match as it ends."""
+    columns = (
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[matches]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("games", total=None, matches="")
+        first = True
+
+        def update(progress: RunProgress) -> None:
+            nonlocal first
+            if first and progress.resumed:
+                bar.console.print(f"finishing {progress.resumed} matches of an interrupted run")
+            first = False
+            for result in progress.finished:
+                bar.console.print(
+                    f"round {result.round}: {result.a} vs {result.b}  "
+                    f"+{result.wins} ={result.draws} -{result.losses}"
+                )
+            bar.update(
+                task,
+                completed=progress.games_done,
+                total=progress.games_planned,
+                matches=f"matches {progress.matches_done}/{progress.matches_planned}",
+            )
+
+        return play(update)
+
+
+@app.command()
+def standings(
+    *,
+    all_bots: Annotated[bool, typer.Option("--all", help="Include retired bots.")] = False,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Rank the bots' latest versions by Elo, with a 95% maximum-likelihood interval."""
+    with open_ladder(ladder, db) as opened:
+        lines = opened.standings(all_bots)
+    output_console(TABLE_WIDTH).print(standings_table(lines))
+
+
+def standings_table(lines: list[Standing]) -> Table:
+    from ..standings import GAME_ORDER
+
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        caption=(
+            f"Elo: sequential, from {INITIAL_RATING:.0f}, K={K_FACTOR:.0f}, games in order "
+            f"({GAME_ORDER}). ML: Bradley-Terry fit of all games, 95% interval."
+        ),
+    )
+    for heading in ("#", "bot", "version", "Elo", "ML (95%)", "games", "W-L-D", "score"):
+        table.add_column(heading, justify="left" if heading in ("bot", "version") else "right")
+    for line in lines:
+        fit = (
+            f"{line.fit.rating:.0f} [{line.fit.lower:.0f}, {line.fit.upper:.0f}]"
+            if line.fit
+            else "-"
+        )
+        score = f"{line.score * 100:.1f}%" if line.score is not None else "-"
+        table.add_row(
+            str(line.rank),
+            line.bot,
+            line.version,
+            f"{line.elo:.1f}",
+            fit,
+            str(line.games),
+            f"{line.wins}-{line.losses}-{line.draws}",
+            score,
+        )
+    return table
+
+
+@app.command()
+def games(
+    *,
+    bot: Annotated[str | None, typer.Option(help="Only this bot's games.")] = None,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """List the stored games (in Elo order); `pitch ladder show N` replays game N."""
+    with open_ladder(ladder, db) as opened:
+        infos = opened.games(bot)
+    console = output_console(TABLE_WIDTH)
+    if not infos:
+        console.print("no games yet: `pitch ladder run` plays some")
+        return
+    table = Table(box=box.SIMPLE_HEAD)
+    for heading in ("#", "round", "A", "B", "game", "A's result", "points", "ended"):
+        table.add_column(heading, justify="right" if heading in ("#", "round") else "left")
+    for info in infos:
+        table.add_row(
+            str(info.id),
+            str(info.round),
+            info.a,
+            info.b,
+            info.game_id,
+            _result(info),
+            f"{info.a_points} to {info.b_points}",
+            info.termination,
+        )
+    console.print(table)
+
+
+def _result(info: GameInfo) -> str:
+    return {1.0: "won", 0.0: "lost"}.get(info.a_score, "drawn")
+
+
+@app.command()
+def show(
+    game: Annotated[int, typer.Argument(help="The game's number (`pitch ladder games`).")],
+    *,
+    hand: Annotated[
+        int | None, typer.Option("--hand", min=1, help="Show only this hand (1 is the first).")
+    ] = None,
+    seat: Annotated[
+        int | None, typer.Option("--seat", min=0, max=3, help="Show only what this seat knew.")
+    ] = None,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Replay a stored game hand by hand, from the record kept in the database."""
+    with open_ladder(ladder, db) as opened:
+        info, record = opened.game(game)
+    console = output_console()
+    console.print(render_game(record, replay(record), hand=hand, seat=seat))
+    console.print(f"record: {info.record_path}", soft_wrap=True)

@@ -1,0 +1,81 @@
+"""Where matches run: any ``concurrent.futures.Executor``, a local process pool by default.
+
+The job, ``play_match``, is a picklable top-level function that takes and returns plain
+data (folders as strings, settings as a dict) and never touches the database, so a Dask
+cluster can take the pool's place without any change to the ladder:
+``Ladder.run(executor=distributed.Client(...).get_executor())``, given a ladder folder
+that the workers share.
+
+Does not import the database or the rest of the ladder.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from pitch_referee.errors import BotError
+from pitch_referee.manifest import load_manifest
+from pitch_referee.match import Entrant, MatchError, MatchSettings, resume_match, run_match
+
+
+def play_match(a_folder: str, b_folder: str, settings: dict[str, Any], root: str) -> list[str]:
+    """Play (or finish) one match into ``root`` and return the ids of its finished games.
+
+    A folder that already holds the match is resumed: games with a record on disk are
+    not played again, which is what makes a killed ladder run resumable.
+
+    Raises:
+        RuntimeError: the match could not be played (the message says why). Only built-in
+            exceptions leave the job, so that any executor can carry them back.
+    """
+    folder = Path(root)
+    try:
+        if (folder / "match.json").exists():
+            summary = resume_match(folder, announce=_quiet)
+        else:
+            a, b = load_manifest(a_folder), load_manifest(b_folder)
+            summary = run_match(
+                Entrant(a.name, a),
+                Entrant(b.name, b),
+                MatchSettings(**settings),
+                folder,
+                None,
+                _quiet,
+            )
+    except (BotError, MatchError, OSError) as error:
+        raise RuntimeError(f"{folder.name}: {error}") from None
+    return [game["game"] for game in summary["games"]]
+
+
+def _quiet(_message: str) -> None:
+    """Bots of a ladder match never need a human to start them: nothing to announce."""
+
+
+def local_executor(workers: int | None = None) -> Executor:
+    """A process pool of ``workers`` (default: one per core) whose workers die with us.
+
+    Workers are spawned, not forked: a fork would inherit the run lock and database
+    connections. If the ladder process is killed, each worker is killed too (Linux),
+    so an interrupted run leaves nothing writing into its match folders.
+    """
+    return ProcessPoolExecutor(
+        max_workers=workers or os.cpu_count() or 1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def _die_with_parent(parent: int) -> None:
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the line above
+            os._exit(1)

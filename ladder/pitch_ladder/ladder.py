@@ -1,0 +1,424 @@
+"""The ladder service: one folder, one database, and what the ``pitch ladder`` commands do.
+
+A ladder folder holds ``ladder.toml`` (marks the folder, and names the database when it
+is not the default), ``ladder.db`` (the SQLite default), ``bots/<name>/<hash12>/`` (the
+ladder's copy of every submitted version), ``matches/<round>-<a>-vs-<b>/`` (records and
+logs), ``smoke/`` (the smoke tests of refused submissions) and ``run.lock``. The
+database URL comes from the caller (``--db``/``PITCH_DB``), else from ``ladder.toml``,
+else it is the folder's SQLite file.
+
+Plain functions and classes over a folder and an engine: no Typer, no printing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tomllib
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import aliased
+from sqlmodel import Session, col, select
+
+from .database import database_url, open_database
+from .errors import LadderError
+from .executor import local_executor
+from .lock import RunLock
+from .models import Bot, BotVersion, Game, Match
+from .runner import ProgressCallback, RunReport, pending_rounds, play_pending, schedule_rounds
+from .standings import Standing, latest_versions, standings, version_label
+from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_test
+
+LADDER_FILE = "ladder.toml"
+
+
+@dataclass(frozen=True)
+class Submission:
+    bot: str
+    version: str
+    """``version_label``: manifest version and short content hash."""
+    folder: Path
+    new: bool
+    """False: identical content was already submitted; nothing was stored."""
+    reactivated: bool = False
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    name: str
+    active: bool
+    version: str
+    versions: int
+    games: int
+    folder: Path
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    id: int
+    """The ladder's game number (``pitch ladder show ID``)."""
+    round: int
+    a: str
+    b: str
+    game_id: str
+    a_score: float
+    a_points: int
+    b_points: int
+    termination: str
+    record_path: Path
+
+
+class Ladder:
+    """A ladder folder and its database. Use ``Ladder.open`` (or ``init``) and close it."""
+
+    def __init__(self, folder: Path, engine: Engine) -> None:
+        self.folder = folder.resolve()  # jobs may run with another working folder
+        self.engine = engine
+
+    @classmethod
+    def init(cls, folder: Path, db: str | None = None) -> Ladder:
+        """Create the ladder (or open it if it exists), bringing its schema up to date.
+
+        Raises:
+            LadderError: the database cannot be reached.
+        """
+        marker = folder / LADDER_FILE
+        if not marker.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            text = 'format = "pitch-ladder"\n'
+            if db:
+                text += f"database = {json.dumps(db)}\n"
+            marker.write_text(text)
+        return cls.open(folder, db)
+
+    @classmethod
+    def open(cls, folder: Path, db: str | None = None) -> Ladder:
+        """Open an existing ladder, migrating its schema if needed.
+
+        Raises:
+            LadderError: no ladder in ``folder``, or its database cannot be reached.
+        """
+        marker = folder / LADDER_FILE
+        try:
+            config = tomllib.loads(marker.read_text())
+        except FileNotFoundError:
+            raise LadderError(
+                f"no ladder in {folder}: create one with `pitch ladder init --ladder {folder}`"
+            ) from None
+        except tomllib.TOMLDecodeError as error:
+            raise LadderError(f"{marker}: not valid TOML ({error})") from None
+        url = database_url(folder, db or config.get("database"))
+        return cls(folder, open_database(url))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Ladder:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- bots -------------------------------------------------------------------------
+
+    def submit(self, source: Path, name: str | None = None) -> Submission:
+        """Validate, copy and smoke-test a bot folder, then store it as a new version.
+
+        Identical content already submitted under this name stores nothing (and makes a
+        retired bot active again).
+
+        Raises:
+            LadderError: a bad manifest or name, or the bot failed its smoke test (the
+                message has its stderr); nothing is stored then.
+        """
+        manifest = read_manifest(source)
+        name = name or manifest.name
+        check_name(name)
+        digest = content_hash(manifest.folder)
+        relative = f"bots/{name}/{digest[:12]}"
+        with Session(self.engine) as session:
+            bot = session.exec(select(Bot).where(Bot.name == name)).first()
+            if bot is not None:
+                known = session.exec(
+                    select(BotVersion).where(
+                        BotVersion.bot_id == bot.id, BotVersion.content_hash == digest
+                    )
+                ).first()
+                if known is not None:
+                    reactivated = not bot.active
+                    bot.active = True
+                    session.commit()
+                    label = version_label(known)
+                    return Submission(name, label, self.folder / known.folder, False, reactivated)
+        target = self.folder / relative
+        self._stage(manifest.folder, target, name)
+        try:
+            return self._store(name, digest, relative)
+        except IntegrityError:  # the same version stored meanwhile: its copy is ``target``
+            raise LadderError(f"{name} was submitted by another command meanwhile") from None
+        except BaseException:
+            shutil.rmtree(target, ignore_errors=True)
+            raise
+
+    def _stage(self, source: Path, target: Path, name: str) -> None:
+        """Copy the bot to a scratch folder, smoke-test the copy, then move it to ``target``.
+
+        A refused bot's smoke test stays in ``smoke/<name>-<hash12>/`` for its author.
+        """
+        scratch = self.folder / "tmp" / f"submit-{os.getpid()}"
+        smoke = self.folder / "smoke" / f"{name}-{target.name}"
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(smoke, ignore_errors=True)
+        try:
+            scratch.mkdir(parents=True)
+            copy = copy_bot(source, scratch, name)
+            smoke_test(copy, smoke)
+            shutil.rmtree(smoke)
+            shutil.rmtree(target, ignore_errors=True)  # a copy left by a killed submit
+            target.parent.mkdir(parents=True, exist_ok=True)
+            scratch.rename(target)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def _store(self, name: str, digest: str, relative: str) -> Submission:
+        manifest = read_manifest(self.folder / relative)
+        with Session(self.engine) as session:
+            bot = session.exec(select(Bot).where(Bot.name == name)).first()
+            reactivated = bot is not None and not bot.active
+            if bot is None:
+                bot = Bot.model_validate({"name": name})
+            bot.active = True
+            session.add(bot)
+            session.flush()
+            version = BotVersion.model_validate(
+                {
+                    "bot_id": bot.id,
+                    "content_hash": digest,
+                    "folder": relative,
+                    "manifest_name": manifest.name,
+                    "manifest_version": manifest.version,
+                    "command": list(manifest.command),
+                    "description": manifest.description,
+                    "author": manifest.author,
+                }
+            )
+            session.add(version)
+            session.commit()
+            label = version_label(version)
+        return Submission(name, label, self.folder / relative, True, reactivated)
+
+    def bots(self) -> list[BotInfo]:
+        """Every bot with its latest version, retired ones included, by name."""
+        a_version, b_version = aliased(BotVersion), aliased(BotVersion)
+        with Session(self.engine) as session:
+            versions = Counter(session.exec(select(BotVersion.bot_id)).all())
+            games: Counter[int] = Counter()
+            for pair in session.exec(
+                select(a_version.bot_id, b_version.bot_id)
+                .select_from(Game)
+                .join(Match, col(Match.id) == col(Game.match_id))
+                .join(a_version, col(a_version.id) == col(Match.a_version_id))
+                .join(b_version, col(b_version.id) == col(Match.b_version_id))
+            ):
+                games.update(pair)
+            return [
+                BotInfo(
+                    name=bot.name,
+                    active=bot.active,
+                    version=version_label(version),
+                    versions=versions[bot.id],
+                    games=games[bot.id],
+                    folder=self.folder / version.folder,
+                )
+                for bot, version in latest_versions(session, include_retired=True)
+            ]
+
+    def retire(self, name: str) -> int:
+        """Stop scheduling ``name``; its games and ratings stay. Returns the matches cancelled.
+
+        Raises:
+            LadderError: no bot of that name.
+        """
+        with Session(self.engine) as session:
+            bot = self._bot(session, name)
+            bot.active = False
+            ids = select(BotVersion.id).where(BotVersion.bot_id == bot.id)
+            pending = session.exec(
+                select(Match).where(
+                    Match.status == "pending",
+                    col(Match.a_version_id).in_(ids) | col(Match.b_version_id).in_(ids),
+                )
+            ).all()
+            for match in pending:
+                match.status = "cancelled"
+            session.commit()
+            return len(pending)
+
+    def _bot(self, session: Session, name: str) -> Bot:
+        bot = session.exec(select(Bot).where(Bot.name == name)).first()
+        if bot is None:
+            names = session.exec(select(Bot.name).order_by(col(Bot.name))).all()
+            known = ", ".join(names) if names else "none yet"
+            raise LadderError(f"no bot named {name!r} in this ladder (bots: {known})")
+        return bot
+
+    # --- matches ----------------------------------------------------------------------
+
+    def run(
+        self,
+        rounds: int = 1,
+        games_per_match: int = 20,
+        rules: dict[str, Any] | None = None,
+        *,
+        executor: Executor | None = None,
+        workers: int | None = None,
+        progress: ProgressCallback | None = None,
+        wait: bool = False,
+        on_wait: Callable[[int | None], None] = lambda _pid: None,
+    ) -> RunReport:
+        """Finish the matches an interrupted run left, then play new round-robin rounds.
+
+        Unfinished matches keep the settings they were scheduled with, and their rounds
+        count toward ``rounds``: running the same command again after an interruption
+        plays exactly the schedule the first one would have played.
+
+        Args:
+            executor: where matches run; default a local process pool of ``workers``.
+            wait: wait for another run on this ladder to end instead of refusing.
+
+        Raises:
+            LadderError: another run holds the ladder, fewer than two active bots, or some
+                matches could not be played.
+            ValueError: a bad rule or game count.
+        """
+        if rounds < 1:
+            raise LadderError("--rounds must be at least 1")
+        if games_per_match < 1:
+            raise LadderError("--games-per-match must be at least 1")
+        with RunLock(self.folder, wait, on_wait):
+            unfinished = pending_rounds(self.engine)
+            if rounds > unfinished:
+                schedule_rounds(self.engine, rounds - unfinished, games_per_match, rules or {})
+            if executor is not None:
+                return play_pending(self.folder, self.engine, executor, progress)
+            with local_executor(workers) as pool:
+                return play_pending(self.folder, self.engine, pool, progress)
+
+    # --- results ----------------------------------------------------------------------
+
+    def standings(self, include_retired: bool = False) -> list[Standing]:
+        """The latest version of each active bot (all bots if asked), ranked by Elo.
+
+        Raises:
+            LadderError: the ladder has no bots.
+        """
+        with Session(self.engine) as session:
+            lines = standings(session, include_retired)
+        if not lines:
+            raise LadderError(
+                f"no bots in the ladder at {self.folder}: submit some with "
+                "`pitch ladder submit DIR`"
+            )
+        return lines
+
+    def games(self, bot: str | None = None) -> list[GameInfo]:
+        """Stored games in Elo order (round, match id, game id), of one bot if named.
+
+        Raises:
+            LadderError: no bot of that name.
+        """
+        with Session(self.engine) as session:
+            query = _GAME_QUERY
+            if bot is not None:
+                versions = select(BotVersion.id).where(
+                    BotVersion.bot_id == self._bot(session, bot).id
+                )
+                query = query.where(
+                    col(Match.a_version_id).in_(versions) | col(Match.b_version_id).in_(versions)
+                )
+            rows = sorted(session.exec(query).all(), key=lambda row: (row[1], row[-1], row[4]))
+            return [self._game_info(*row[:-1]) for row in rows]
+
+    def game(self, number: int) -> tuple[GameInfo, dict[str, Any]]:
+        """One stored game and its record (from the database: the file may be gone).
+
+        Raises:
+            LadderError: no game with that number.
+        """
+        with Session(self.engine) as session:
+            row = session.exec(_GAME_QUERY.where(Game.id == number)).first()
+            if row is None:
+                raise LadderError(
+                    f"no game {number} in this ladder: `pitch ladder games` lists them"
+                )
+            record = session.exec(select(Game.record).where(Game.id == number)).one()
+            return self._game_info(*row[:-1]), record
+
+    def _game_info(
+        self,
+        number: int,
+        round_number: int,
+        a: str,
+        b: str,
+        game_id: str,
+        a_score: float,
+        a_points: int,
+        b_points: int,
+        termination: str,
+        record_path: str,
+    ) -> GameInfo:
+        return GameInfo(
+            number,
+            round_number,
+            a,
+            b,
+            game_id,
+            a_score,
+            a_points,
+            b_points,
+            termination,
+            self.folder / record_path,
+        )
+
+
+def _game_query() -> Any:
+    """Game rows without their records, with both bots' names (and the match id, last)."""
+    a_bot, b_bot = aliased(Bot), aliased(Bot)
+    a_version, b_version = aliased(BotVersion), aliased(BotVersion)
+    return (
+        select(
+            Game.id,
+            Match.round,
+            a_bot.name,
+            b_bot.name,
+            Game.game_id,
+            Game.a_score,
+            Game.a_points,
+            Game.b_points,
+            Game.termination,
+            Game.record_path,
+            Match.id,
+        )
+        .join(Match, col(Match.id) == col(Game.match_id))
+        .join(a_version, col(a_version.id) == col(Match.a_version_id))
+        .join(b_version, col(b_version.id) == col(Match.b_version_id))
+        .join(a_bot, col(a_bot.id) == col(a_version.bot_id))
+        .join(b_bot, col(b_bot.id) == col(b_version.bot_id))
+    )
+
+
+_GAME_QUERY = _game_query()

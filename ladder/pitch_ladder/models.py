@@ -1,0 +1,125 @@
+"""The ladder's tables: bots, their versions, matches, games and the Elo history.
+
+Each table has a fields-only data model (``...Base``) that validates input; rows are built
+with ``Table.model_validate(...)``, never with the table constructor, which skips
+validation. Schema changes go through an Alembic migration in ``migrations/versions``
+(a test checks that the migrations and these models agree).
+
+This module imports nothing from the rest of the ladder.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(table_name)s_%(column_0_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+"""Named constraints, so that migrations can refer to them on every database."""
+
+
+def now() -> datetime:
+    """The current time in UTC, as stored in every ``..._at`` column."""
+    return datetime.now(UTC)
+
+
+def _timestamp(**kwargs: Any) -> Any:
+    return Field(sa_type=DateTime(timezone=True), **kwargs)
+
+
+class BotBase(SQLModel):
+    name: str = Field(max_length=64, unique=True, index=True)
+    """The ladder name (``submit --name``, else the manifest's)."""
+    active: bool = True
+    """Retired bots keep their games and ratings but are not scheduled."""
+    created_at: datetime = _timestamp(default_factory=now)
+
+
+class Bot(BotBase, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+
+
+class BotVersionBase(SQLModel):
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    content_hash: str = Field(max_length=64)
+    """sha256 over the submitted folder's sorted relative paths and file bytes."""
+    folder: str
+    """The ladder's copy, relative to the ladder folder: ``bots/<name>/<hash12>``."""
+    manifest_name: str
+    manifest_version: str
+    command: list[str] = Field(sa_type=JSON)
+    description: str = ""
+    author: str = ""
+    submitted_at: datetime = _timestamp(default_factory=now)
+
+
+class BotVersion(BotVersionBase, table=True):
+    __tablename__ = "bot_version"
+    __table_args__ = (UniqueConstraint("bot_id", "content_hash"),)
+    id: int | None = Field(default=None, primary_key=True)
+
+
+class MatchBase(SQLModel):
+    round: int = Field(index=True)
+    a_version_id: int = Field(foreign_key="bot_version.id", index=True)
+    b_version_id: int = Field(foreign_key="bot_version.id", index=True)
+    seed: int
+    """Derived from the round and the two bot names: the same schedule gives the same deals."""
+    games_planned: int
+    settings: dict[str, Any] = Field(sa_type=JSON)
+    """``pitch_referee.match.MatchSettings`` as a dict."""
+    folder: str
+    """The match folder, relative to the ladder folder: ``matches/<round>-<a>-vs-<b>``."""
+    status: str = "pending"
+    """``pending`` (scheduled or interrupted), ``finished`` or ``cancelled`` (a bot retired)."""
+    created_at: datetime = _timestamp(default_factory=now)
+    finished_at: datetime | None = _timestamp(default=None)
+
+
+class Match(MatchBase, table=True):
+    __table_args__ = (UniqueConstraint("round", "a_version_id", "b_version_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+
+
+class GameBase(SQLModel):
+    match_id: int = Field(foreign_key="match.id", index=True)
+    game_id: str = Field(max_length=64)
+    """The game's id within its match, e.g. ``pair-00003-b``."""
+    a_team: int
+    """The team (0: seats 0 and 2) that bot A's version played."""
+    a_score: float
+    """1 win, 0.5 draw, 0 loss, from bot A's side."""
+    b_score: float
+    a_points: int
+    b_points: int
+    faults: int
+    termination: str
+    record_path: str
+    """The record file, relative to the ladder folder."""
+    record: dict[str, Any] = Field(sa_type=JSON)
+    """The whole game record, stored with the result in the same transaction."""
+    finished_at: datetime = _timestamp()
+
+
+class Game(GameBase, table=True):
+    __table_args__ = (UniqueConstraint("match_id", "game_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+
+
+class RatingHistoryBase(SQLModel):
+    version_id: int = Field(foreign_key="bot_version.id", index=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    """The ``game.id`` after which the version had this rating."""
+    rating: float
+    """Sequential Elo after the game (see ``pitch_ladder.standings``)."""
+
+
+class RatingHistory(RatingHistoryBase, table=True):
+    __tablename__ = "rating_history"
+    __table_args__ = (UniqueConstraint("version_id", "game_id"),)
+    id: int | None = Field(default=None, primary_key=True)

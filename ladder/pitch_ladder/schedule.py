@@ -1,0 +1,61 @@
+"""The ladder's schedule: which versions meet in a round, with which deals, where.
+
+Everything here is a pure function of the round number and the two bot names, so an
+interrupted run and an uninterrupted one schedule exactly the same matches with the
+same seeds, and the resumed games are the games that would have been played.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict
+from itertools import combinations
+from typing import Any
+
+from pitch_referee.match import MatchSettings, schedule
+
+
+def round_robin(names: list[str]) -> list[tuple[str, str]]:
+    """Every pair of bots once, each pair and the list sorted by name (A is the first name).
+
+    >>> round_robin(["greedy", "random", "alpha"])
+    [('alpha', 'greedy'), ('alpha', 'random'), ('greedy', 'random')]
+    """
+    return list(combinations(sorted(names), 2))
+
+
+def match_seed(round_number: int, a: str, b: str) -> int:
+    """The deals' seed of the match between ``a`` and ``b`` in a round (31 bits)."""
+    digest = hashlib.sha256(f"pitch-ladder:{round_number}:{a}:{b}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFF_FFFF
+
+
+def match_folder(round_number: int, a: str, b: str) -> str:
+    """The match folder relative to the ladder folder, e.g. ``matches/0003-greedy-vs-random``."""
+    return f"matches/{round_number:04d}-{a}-vs-{b}"
+
+
+def match_settings(
+    round_number: int, a: str, b: str, games: int, rules: dict[str, Any]
+) -> dict[str, Any]:
+    """``MatchSettings`` of a ladder match, as stored in the database.
+
+    One game at a time inside a match: the ladder runs whole matches in parallel instead.
+
+    Raises:
+        pitch_referee.match.MatchError: ``games`` below 1 (a ``ValueError``).
+        ValueError: an unknown rule or a bad value.
+    """
+    settings = MatchSettings(
+        games=games,
+        seed=match_seed(round_number, a, b),
+        duplicate=True,
+        concurrency=1,
+        rules=rules,
+    )
+    return asdict(settings)
+
+
+def planned_games(settings: dict[str, Any]) -> int:
+    """How many games a match with these settings plays (whole duplicate pairs)."""
+    return len(schedule(MatchSettings(**settings)))

@@ -1,0 +1,156 @@
+"""Submissions: a bot folder's content hash, the ladder's copy of it, and its smoke test.
+
+A version is identified by its content, not by the version string in its manifest, so
+resubmitting an unchanged folder is recognised whatever it claims. Before a version is
+stored, its copy must start and finish a short game against the random bot through the
+real referee; otherwise the submission is refused with the fault and the bot's stderr.
+
+Does not touch the database (``ladder.py`` does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from pitch_referee.errors import ManifestError
+from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
+from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
+from pitch_sdk.record import load_record
+
+from .errors import LadderError
+
+SMOKE_SETTINGS = MatchSettings(games=1, duplicate=False, rules={"hand_cap": 1}, concurrency=1)
+"""The smoke test: one game of one hand, the new bot in seats 0 and 2."""
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+STDERR_LINES = 20
+"""How much of a refused bot's stderr the refusal shows."""
+
+_RANDOM_BOT = {
+    MANIFEST: 'name = "random"\nversion = "1.0"\ncommand = ["python", "bot.py"]\n',
+    "bot.py": (
+        "from pitch_sdk.bots import RandomBot\n"
+        "from pitch_sdk.run import run\n\n"
+        "raise SystemExit(run(RandomBot()))\n"
+    ),
+}
+"""The smoke test's opponent: the random sample bot, embedded so any install has it."""
+
+
+def _bot_files(folder: Path) -> Iterator[Path]:
+    """The files of a bot folder that make a version (no ``__pycache__``, no ``.pyc``)."""
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if "__pycache__" in relative.parts or path.suffix == ".pyc" or not path.is_file():
+            continue
+        yield relative
+
+
+def content_hash(folder: Path) -> str:
+    """sha256 over the sorted relative paths and bytes of the bot's files (hex).
+
+    Each path and each file's length are hashed before its bytes, so that no two
+    different folders can give the same stream.
+    """
+    digest = hashlib.sha256()
+    for relative in _bot_files(folder):
+        data = (folder / relative).read_bytes()
+        digest.update(f"{relative.as_posix()}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def check_name(name: str) -> None:
+    """Check a ladder name, which also names the bot's folders and log files.
+
+    Raises:
+        LadderError: ``name`` cannot name a bot.
+    """
+    if not _NAME.match(name):
+        raise LadderError(
+            f"bot name {name!r}: use letters, digits, '-', '_' and '.' (at most 64, "
+            "starting with a letter or digit)"
+        )
+
+
+def read_manifest(folder: Path) -> BotManifest:
+    """The bot folder's manifest.
+
+    Raises:
+        LadderError: the folder or its ``bot.toml`` is missing or wrong (the field named).
+    """
+    try:
+        return load_manifest(folder)
+    except ManifestError as error:
+        raise LadderError(f"refused: {error}") from None
+
+
+def copy_bot(source: Path, target: Path, name: str) -> BotManifest:
+    """Copy the version's files to ``target``; the copy's manifest carries the ladder ``name``.
+
+    The name is rewritten when it differs (``submit --name``) so that the records and logs
+    of the ladder's games say which bot played; the content hash is the source's.
+    """
+    manifest = read_manifest(source)
+    for relative in _bot_files(source):
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / relative, target / relative)
+    if manifest.name != name:
+        (target / MANIFEST).write_text(_manifest_text(manifest, name))
+    return load_manifest(target)
+
+
+def _manifest_text(manifest: BotManifest, name: str) -> str:
+    # A JSON string is a valid TOML basic string.
+    fields = {
+        "name": json.dumps(name),
+        "version": json.dumps(manifest.version),
+        "command": "[" + ", ".join(json.dumps(part) for part in manifest.command) + "]",
+        "description": json.dumps(manifest.description),
+        "author": json.dumps(manifest.author),
+    }
+    return "".join(f"{key} = {value}\n" for key, value in fields.items())
+
+
+def smoke_test(bot: BotManifest, work: Path) -> None:
+    """Play the smoke test in ``work`` (a new folder); return if the bot finished it.
+
+    Raises:
+        LadderError: the bot faulted or the game did not finish; the message gives the
+            fault and the tail of the bot's stderr.
+    """
+    opponent = work / "opponent"
+    opponent.mkdir(parents=True)
+    for file, text in _RANDOM_BOT.items():
+        (opponent / file).write_text(text)
+    entrants = Entrant(bot.name, bot), Entrant("random", load_manifest(opponent))
+    match = work / "match"
+    try:
+        summary = run_match(*entrants, SMOKE_SETTINGS, match, announce=lambda _: None)
+    except (MatchError, OSError) as error:
+        raise LadderError(f"refused: the smoke test could not run: {error}") from None
+    record = load_record(match / summary["games"][0]["record"]) if summary["games"] else None
+    faults = [fault for fault in (record or {}).get("faults", []) if fault["seat"] in (0, 2)]
+    if record and record.get("result") and not faults:
+        return
+    reason = f"{faults[0]['kind']}: {faults[0]['detail']}" if faults else "the game did not finish"
+    seat = faults[0]["seat"] if faults else 0
+    log = Path(record["players"][seat]["log"]) if record else None
+    raise LadderError(
+        f"refused: {bot.name} did not finish a one-hand game against the random bot "
+        f"({reason})" + _stderr_tail(log)
+    )
+
+
+def _stderr_tail(log: Path | None) -> str:
+    try:
+        lines = log.read_text(errors="replace").splitlines()[-STDERR_LINES:] if log else []
+    except OSError:
+        lines = []
+    if not lines:
+        return "; its stderr was empty"
+    return "; the end of its stderr:\n" + "\n".join(f"  | {line}" for line in lines)

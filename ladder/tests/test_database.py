@@ -1,0 +1,78 @@
+"""The ladder database: URLs, SQLite settings, migrations against the models, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, inspect, text
+from sqlmodel import SQLModel
+
+from pitch_ladder import models
+from pitch_ladder.database import SCHEMA_REVISION, alembic_config, database_url, open_database
+from pitch_ladder.errors import LadderError
+
+
+def test_urls_default_to_the_folder_file_and_postgres_gets_psycopg(tmp_path: Path) -> None:
+    assert database_url(tmp_path, None) == f"sqlite:///{tmp_path.resolve()}/ladder.db"
+    assert database_url(tmp_path, "postgresql://u@h:5432/d") == "postgresql+psycopg://u@h:5432/d"
+    assert database_url(tmp_path, "postgres://u@h/d") == "postgresql+psycopg://u@h/d"
+    assert database_url(tmp_path, "sqlite:////x/y.db") == "sqlite:////x/y.db"
+    with pytest.raises(LadderError, match="not a database URL"):
+        database_url(tmp_path, "no url")
+
+
+def test_alembic_upgrade_head_on_an_empty_database_gives_the_models_tables(db_url: str) -> None:
+    engine = create_engine(database_url(Path("."), db_url))
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    with engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), SQLModel.metadata)
+        tables = set(inspect(connection).get_table_names())
+    assert differences == []
+    assert tables == {*SQLModel.metadata.tables, "alembic_version"}
+    engine.dispose()
+
+
+def test_the_schema_revision_constant_is_alembics_head() -> None:
+    assert ScriptDirectory.from_config(alembic_config()).get_current_head() == SCHEMA_REVISION
+
+
+def test_open_database_migrates_once_and_keeps_data(db_url: str) -> None:
+    url = database_url(Path("."), db_url)
+    engine = open_database(url)
+    with engine.begin() as connection:
+        connection.execute(
+            text("INSERT INTO bot (name, active, created_at) VALUES ('kept', true, :now)"),
+            {"now": models.now()},
+        )
+    engine.dispose()
+    engine = open_database(url)  # the next command upgrades again: a no-op at head
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT name FROM bot")).scalars().all() == ["kept"]
+    engine.dispose()
+
+
+def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:
+    engine = open_database(database_url(tmp_path, None))
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30_000
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    engine.dispose()
+
+
+def test_an_unreachable_database_is_one_clear_line() -> None:
+    url = database_url(Path("."), "postgresql://nobody:secret@127.0.0.1:1/none")
+    with pytest.raises(LadderError) as caught:
+        open_database(url)
+    message = str(caught.value)
+    assert "cannot reach the database postgresql+psycopg://nobody:***@127.0.0.1:1/none" in message
+    assert "--db (or PITCH_DB)" in message and "secret" not in message
+    assert "\n" not in message

@@ -1,0 +1,24 @@
+"""``pitch demo``: the README's first command runs a ladder end to end."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from ladder_testkit import cli
+
+from pitch_sdk.record import load_record, replay
+
+
+@pytest.mark.slow
+def test_demo_runs_a_round_robin_and_says_how_to_replay_a_game(tmp_path: Path) -> None:
+    folder = tmp_path / "demo"
+    output = cli("demo", "--ladder", folder, "--games-per-match", "2")
+    assert output.count("smoke test") == 4
+    assert output.count("round 1: ") == 6  # four bots: six matches
+    for bot in ("greedy", "greedy-2", "random", "random-2"):
+        assert re.search(rf"\d\s+{bot}\s+1\.0 \(", output), output
+    record = re.search(r"uv run pitch replay (\S+)", output)
+    assert record is not None and replay(load_record(Path(record[1]))).ok
+    assert re.search(rf"uv run pitch ladder show \d+ --ladder {folder}\n", output), output

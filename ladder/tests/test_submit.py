@@ -1,0 +1,87 @@
+"""Submissions: the content hash, and refusals that say why and store nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ladder_testkit import RANDOM, cli, cli_error, cli_refusal, write_bot
+
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.submit import content_hash
+
+CRASHES_AT_FIRST_DECISION = """\
+import os, sys
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.run import run
+
+class Crasher(RandomBot):
+    def decide(self, view):
+        print("crasher: giving up on my first decision", file=sys.stderr, flush=True)
+        os._exit(7)
+
+raise SystemExit(run(Crasher()))
+"""
+
+EXITS_AT_ONCE = """\
+import sys
+print("starting up", file=sys.stderr)
+print("ModuleNotFoundError: no module named 'numpyy'", file=sys.stderr)
+sys.exit(3)
+"""
+
+
+def test_the_content_hash_ignores_bytecode_and_sees_every_byte_and_name(tmp_path: Path) -> None:
+    bot = write_bot(tmp_path / "bot", "hashed", "print('hello')\n")
+    digest = content_hash(bot)
+    (bot / "__pycache__").mkdir()
+    (bot / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0\1")
+    (bot / "helper.pyc").write_bytes(b"\2")
+    assert content_hash(bot) == digest
+    (bot / "bot.py").write_text("print('hello!')\n")
+    assert content_hash(bot) != digest
+    (bot / "bot.py").write_text("print('hello')\n")
+    (bot / "data").mkdir()
+    (bot / "data" / "weights.txt").write_text("")
+    assert content_hash(bot) != digest
+
+
+def _empty(folder: Path) -> bool:
+    with Ladder.open(folder) as ladder:
+        return not ladder.bots() and not (folder / "bots").exists()
+
+
+def test_a_bad_manifest_is_refused_naming_the_field(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    cli("ladder", "init", "--ladder", folder)
+    bot = write_bot(tmp_path / "bad", "bad", "")
+    (bot / "bot.toml").write_text('name = "bad"\nversion = "1"\n')
+    message = cli_error("ladder", "submit", bot, "--ladder", folder)
+    assert message.startswith("error: refused:") and "field 'command'" in message
+    message = cli_refusal("ladder", "submit", tmp_path / "nowhere", "--ladder", folder)
+    assert "no such bot folder" in message
+    message = cli_refusal("ladder", "submit", RANDOM, "--name", "no spaces", "--ladder", folder)
+    assert "bot name 'no spaces'" in message
+    assert _empty(folder)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("code", "fault", "stderr"),
+    [
+        (EXITS_AT_ONCE, "start_failed", "ModuleNotFoundError: no module named 'numpyy'"),
+        (CRASHES_AT_FIRST_DECISION, "crashed", "crasher: giving up on my first decision"),
+    ],
+)
+def test_a_bot_that_cannot_play_is_refused_with_its_stderr(
+    tmp_path: Path, code: str, fault: str, stderr: str
+) -> None:
+    folder = tmp_path / "ladder"
+    cli("ladder", "init", "--ladder", folder)
+    bot = write_bot(tmp_path / "broken", "broken", code)
+    message = cli_error("ladder", "submit", bot, "--ladder", folder)
+    assert message.startswith("error: refused: broken did not finish a one-hand game")
+    assert f"({fault}:" in message
+    assert f"  | {stderr}" in message
+    assert _empty(folder)
+    assert list((folder / "smoke").glob("broken-*/match/logs/worker-0/A1-broken.log"))
