@@ -3,8 +3,8 @@
 Run by hand: ``uv run python bench/transport.py``. Results go in ``bench/RESULTS.md``.
 
 - floor: a bidirectional-stream ping-pong between two Python processes, using the same
-  server (grpc.aio), the same client style (the SDK's sync stream) and the same message
-  types as the referee, with empty views: what any Python referee would pay.
+  server and client (grpc.aio on both sides, as the referee and the SDK) and the same
+  message types, with empty views: what any Python referee would pay.
 - referee: four random sample bots playing through the referee; wall time divided by
   the number of non-forced decisions (each is one round trip carrying a full view).
 - spawn to hello: starting the random sample bot until the referee has its hello.
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import queue
 import subprocess
 import sys
 import tempfile
@@ -35,26 +34,19 @@ ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random"
 
 
-def echo_client(address: str, token: str) -> None:
-    """The floor's bot side: answer every request at once, nothing else."""
-    outbox: queue.SimpleQueue = queue.SimpleQueue()
-    hello = pb.Hello(token=token, name="echo", version="0", protocol_version=1)
-    outbox.put(pb.BotMessage(hello=hello))
-
-    def messages():
-        while (message := outbox.get()) is not None:
-            yield message
-
-    with grpc.insecure_channel(address) as channel:
-        replies = pitch_pb2_grpc.RefereeStub(channel).Play(messages(), wait_for_ready=True)
-        for message in replies:
+async def echo_client(address: str, token: str) -> None:
+    """The floor's bot side: answer every request at once, nothing else (grpc.aio, as the SDK)."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = pitch_pb2_grpc.RefereeStub(channel).Play(wait_for_ready=True)
+        hello = pb.Hello(token=token, name="echo", version="0", protocol_version=1)
+        await call.write(pb.BotMessage(hello=hello))
+        while (message := await call.read()) is not grpc.aio.EOF:
             if message.WhichOneof("message") == "request":
                 answer = pb.Answer(request_id=message.request.request_id, action=pb.Action(bid=0))
-                outbox.put(pb.BotMessage(answer=answer))
+                await call.write(pb.BotMessage(answer=answer))
             elif message.WhichOneof("message") == "shutdown":
                 break
-        outbox.put(None)
-        replies.cancel()
+        call.cancel()
 
 
 async def floor(round_trips: int) -> float:
@@ -135,7 +127,7 @@ async def main(games: int, round_trips: int) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--echo-client":
-        echo_client(sys.argv[2], sys.argv[3])
+        asyncio.run(echo_client(sys.argv[2], sys.argv[3]))
         raise SystemExit(0)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4)
