@@ -290,20 +290,43 @@ def progress_of(
     )
 
 
-def summarize(root: Path, status: str) -> dict[str, Any]:
-    """The match summary, recomputed from the records in the folder, and saved."""
+@dataclass(frozen=True)
+class _Loaded:
+    """A match folder as read from disk: who, how, the schedule and the finished games."""
+
+    folder: MatchFolder
+    a: Entrant
+    b: Entrant
+    settings: MatchSettings
+    specs: list[GameSpec]
+    finished: dict[GameSpec, dict[str, Any]]
+    outcomes: dict[GameSpec, GameOutcome]
+
+
+def _load(root: Path) -> _Loaded:
     folder = MatchFolder(root)
     a, b, settings = folder.read_header()
     specs = schedule(settings)
     finished = folder.finished(specs)
-    outcomes = [GameOutcome.from_record(spec, record) for spec, record in finished.items()]
-    progress = progress_of(outcomes, settings, len(specs))
+    outcomes = {spec: GameOutcome.from_record(spec, record) for spec, record in finished.items()}
+    return _Loaded(folder, a, b, settings, specs, finished, outcomes)
+
+
+def summarize(root: Path, status: str) -> dict[str, Any]:
+    """The match summary, recomputed from the records in the folder, and saved."""
+    return _summary(_load(root), status)
+
+
+def _summary(loaded: _Loaded, status: str) -> dict[str, Any]:
+    folder, a, b, settings = loaded.folder, loaded.a, loaded.b, loaded.settings
+    outcomes = list(loaded.outcomes.values())
+    progress = progress_of(outcomes, settings, len(loaded.specs))
     counts = tally(outcomes, settings.duplicate)
     summary = {
         "bots": {"a": _entrant_json(a), "b": _entrant_json(b)},
         "settings": asdict(settings),
         "status": status,
-        "games_planned": len(specs),
+        "games_planned": len(loaded.specs),
         "games_played": len(outcomes),
         "result": {
             "a": {"wins": progress.wins, "losses": progress.losses, "draws": progress.draws},
@@ -325,16 +348,16 @@ def summarize(root: Path, status: str) -> dict[str, Any]:
         "games": [
             {
                 "game": spec.game_id,
-                "record": str(folder.record_path(spec).relative_to(root)),
+                "record": str(folder.record_path(spec).relative_to(folder.root)),
                 "a_team": spec.a_team,
-                "a_score": GameOutcome.from_record(spec, record).a_score,
+                "a_score": loaded.outcomes[spec].a_score,
                 "scores": record["result"]["scores"],
                 "termination": record["result"]["termination"],
             }
-            for spec, record in sorted(finished.items(), key=lambda item: item[0].game_id)
+            for spec, record in sorted(loaded.finished.items(), key=lambda item: item[0].game_id)
         ],
     }
-    _write_json(root / "summary.json", _finite(summary))
+    _write_json(folder.root / "summary.json", _finite(summary))
     return summary
 
 
@@ -383,21 +406,19 @@ def resume_match(
 def _play_remaining(
     root: Path, progress: ProgressCallback | None, announce: Callable[[str], None]
 ) -> dict[str, Any]:
-    folder = MatchFolder(root)
-    a, b, settings = folder.read_header()
-    specs = schedule(settings)
-    finished = folder.finished(specs)
-    outcomes = [GameOutcome.from_record(spec, record) for spec, record in finished.items()]
+    loaded = _load(root)
+    settings, specs = loaded.settings, loaded.specs
+    outcomes = list(loaded.outcomes.values())
     state = progress_of(outcomes, settings, len(specs))
     if progress:
         progress(state)
     if state.sprt and state.sprt.decision:
-        return summarize(root, "stopped by SPRT")
-    todo = [spec for spec in specs if spec not in finished]
-    summarize(root, "running")
+        return _summary(loaded, "stopped by SPRT")
+    todo = [spec for spec in specs if spec not in loaded.finished]
+    _summary(loaded, "running")
     workers = min(settings.concurrency, max(1, len({spec.pair for spec in todo})))
     shares = [[spec for spec in todo if spec.pair % workers == w] for w in range(workers)]
-    job = _Job(a, b, settings, root)
+    job = _Job(loaded.a, loaded.b, settings, root)
     stopped = False
     for outcome in _run_workers(job, shares, announce):
         outcomes.append(outcome)
