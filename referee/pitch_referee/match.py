@@ -416,11 +416,12 @@ def _play_remaining(
         return _summary(loaded, "stopped by SPRT")
     todo = [spec for spec in specs if spec not in loaded.finished]
     _summary(loaded, "running")
-    workers = min(settings.concurrency, max(1, len({spec.pair for spec in todo})))
-    shares = [[spec for spec in todo if spec.pair % workers == w] for w in range(workers)]
+    pairs: dict[int, list[GameSpec]] = {}  # in schedule order
+    for spec in todo:
+        pairs.setdefault(spec.pair, []).append(spec)
     job = _Job(loaded.a, loaded.b, settings, root)
     stopped = False
-    for outcome in _run_workers(job, shares, announce):
+    for outcome in _run_workers(job, list(pairs.values()), announce):
         outcomes.append(outcome)
         state = progress_of(outcomes, settings, len(specs))
         if progress:
@@ -440,25 +441,33 @@ class _Job:
 
 
 def _run_workers(
-    job: _Job, shares: list[list[GameSpec]], announce: Callable[[str], None]
+    job: _Job, pairs: list[list[GameSpec]], announce: Callable[[str], None]
 ) -> Iterable[GameOutcome]:
     """Outcomes as games finish; closing the generator stops every worker.
 
-    One share runs on a thread of this process (which is also how bots started by hand
-    join); more run in worker processes, one referee each, so they use every core.
+    The workers take deal pairs from one queue, so a worker that drew short games takes
+    more of them and all finish together. One worker runs on a thread of this process
+    (which is also how bots started by hand join); more run in worker processes, one
+    referee each, so they use every core.
     """
-    if len(shares) == 1:
+    count = min(job.settings.concurrency, max(1, len(pairs)))
+    if count == 1:
+        work: Any = queue.SimpleQueue()
         results: Any = queue.SimpleQueue()
         stop: Any = threading.Event()
-        arguments = (job, 0, shares[0], results, stop, announce)
+        arguments = (job, 0, work, results, stop, announce)
         workers = [threading.Thread(target=_work, args=arguments)]
     else:
         context = multiprocessing.get_context("spawn")
-        results, stop = context.Queue(), context.Event()
+        work, results, stop = context.Queue(), context.Queue(), context.Event()
         workers = [
-            context.Process(target=_worker_main, args=(job, w, share, results, stop), daemon=True)
-            for w, share in enumerate(shares)
+            context.Process(target=_worker_main, args=(job, w, work, results, stop), daemon=True)
+            for w in range(count)
         ]
+    for pair in pairs:
+        work.put(pair)
+    for _ in workers:
+        work.put(None)  # one "no more pairs" per worker
     for worker in workers:
         worker.daemon = True
         worker.start()
@@ -488,24 +497,27 @@ def _run_workers(
 def _work(
     job: _Job,
     worker: int,
-    share: list[GameSpec],
+    work: Any,
     results: Any,
     stop: Any,
     announce: Callable[[str], None],
 ) -> None:
-    """Play a share of the games, reporting outcomes, then ``None``, on ``results``."""
+    """Play pairs from ``work`` until it says none are left (or the match stops).
+
+    Reports each outcome, then ``None``, on ``results``.
+    """
     try:
-        asyncio.run(_play_share(job, worker, share, results.put, announce, stop.is_set))
+        asyncio.run(_play_pairs(job, worker, work.get, results.put, announce, stop.is_set))
     except (BotError, MatchError, OSError, ValueError) as error:
         results.put(f"worker {worker}: {error}")
     finally:
         results.put(None)
 
 
-def _worker_main(job: _Job, worker: int, share: list[GameSpec], results: Any, stop: Any) -> None:
+def _worker_main(job: _Job, worker: int, work: Any, results: Any, stop: Any) -> None:
     """A worker process: its own referee and bots; dies with the match process."""
     _die_with_parent()
-    _work(job, worker, share, results, stop, print)
+    _work(job, worker, work, results, stop, print)
 
 
 def _die_with_parent() -> None:
@@ -516,10 +528,10 @@ def _die_with_parent() -> None:
             os._exit(1)
 
 
-async def _play_share(
+async def _play_pairs(
     job: _Job,
     worker: int,
-    share: list[GameSpec],
+    next_pair: Callable[[], list[GameSpec] | None],
     report: Callable[[GameOutcome], None],
     announce: Callable[[str], None],
     stopped: Callable[[], bool] = lambda: False,
@@ -532,15 +544,16 @@ async def _play_share(
     log_dir = job.root / "logs" / f"worker-{worker}"
     settings = job.settings
     async with Referee(log_dir, settings.referee_settings(), announce=announce) as referee:
-        for spec in share:
-            if stopped():
-                return
-            result = await referee.play(
-                _seats(spec, slots),
-                game_id=spec.game_id,
-                seed=spec.seed,
-                options=settings.options(),
-                first_dealer=spec.first_dealer,
-            )
-            write_record(result.record, folder.record_path(spec))
-            report(GameOutcome.from_record(spec, result.record))
+        while (pair := next_pair()) is not None:
+            for spec in pair:
+                if stopped():
+                    return
+                result = await referee.play(
+                    _seats(spec, slots),
+                    game_id=spec.game_id,
+                    seed=spec.seed,
+                    options=settings.options(),
+                    first_dealer=spec.first_dealer,
+                )
+                write_record(result.record, folder.record_path(spec))
+                report(GameOutcome.from_record(spec, result.record))
