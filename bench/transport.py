@@ -1,10 +1,14 @@
 """Transport cost: the referee's round trip per decision against a bare gRPC floor.
 
 Run by hand: ``uv run python bench/transport.py``. Results go in ``bench/RESULTS.md``.
+``GRPC_EXPERIMENTS= uv run python bench/transport.py`` measures gRPC's EventEngine I/O
+path instead of the classic one the SDK chooses (see ``pitch_sdk/__init__.py``).
 
 - floor: a bidirectional-stream ping-pong between two Python processes, using the same
   server and client (grpc.aio on both sides, as the referee and the SDK) and the same
   message types, with empty views: what any Python referee would pay.
+- rotating floor: the same echo, asked of four client processes in turn, as a game asks
+  its four seats: what one process per seat costs before any work.
 - referee: four random sample bots playing through the referee; wall time divided by
   the number of non-forced decisions (each is one round trip carrying a full view).
 - spawn to hello: starting the random sample bot until the referee has its hello.
@@ -12,8 +16,12 @@ Run by hand: ``uv run python bench/transport.py``. Results go in ``bench/RESULTS
 
 from __future__ import annotations
 
+import pitch_sdk  # noqa: F401  (first: it chooses gRPC's I/O path before grpc loads)
+
+# isort: split
 import argparse
 import asyncio
+import os
 import subprocess
 import sys
 import tempfile
@@ -49,22 +57,26 @@ async def echo_client(address: str, token: str) -> None:
         call.cancel()
 
 
-async def floor(round_trips: int) -> float:
-    """Seconds per bare round trip."""
+async def floor(round_trips: int, clients: int = 1) -> float:
+    """Seconds per bare round trip, asking ``clients`` echo processes in turn."""
     with tempfile.TemporaryDirectory() as private:
         server, service, address = await start_server(f"unix:{private}/floor.sock")
-        token, hello = service.expect()
-        client = subprocess.Popen([sys.executable, __file__, "--echo-client", address, token])
-        connection = await asyncio.wait_for(hello, 30)
+        connections, processes = [], []
+        for _ in range(clients):
+            token, hello = service.expect()
+            command = [sys.executable, __file__, "--echo-client", address, token]
+            processes.append(subprocess.Popen(command))
+            connections.append(await asyncio.wait_for(hello, 30))
         request = pb.DecisionRequest(game_id="floor")
-        for _ in range(200):  # warm up
-            await connection.ask(request, 5)
+        for turn in range(200):  # warm up
+            await connections[turn % clients].ask(request, 5)
         started = time.perf_counter()
-        for _ in range(round_trips):
-            await connection.ask(request, 5)
+        for turn in range(round_trips):
+            await connections[turn % clients].ask(request, 5)
         elapsed = time.perf_counter() - started
-        connection.send(pb.RefereeMessage(shutdown=pb.Shutdown(reason="done")))
-        await asyncio.to_thread(client.wait, 10)  # keep the loop serving meanwhile
+        for connection, process in zip(connections, processes, strict=True):
+            connection.send(pb.RefereeMessage(shutdown=pb.Shutdown(reason="done")))
+            await asyncio.to_thread(process.wait, 10)  # keep the loop serving meanwhile
         await stop_server(server)
     return elapsed / round_trips
 
@@ -112,17 +124,31 @@ async def spawn_to_hello(times: int) -> list[float]:
     return samples
 
 
+def bytecode_cached() -> bool:
+    """Whether bots import grpc from compiled bytecode (else every start compiles it)."""
+    return any(Path(grpc.__file__).parent.glob("__pycache__/__init__.*.pyc"))
+
+
 async def main(games: int, round_trips: int) -> None:
     bare = await floor(round_trips)
+    rotating = await floor(round_trips, clients=4)
     per_decision, decisions = await referee_per_decision(games)
     spawns = sorted(await spawn_to_hello(10))
+    print(f"gRPC I/O: GRPC_EXPERIMENTS={os.environ.get('GRPC_EXPERIMENTS')!r}")
     print(f"floor (bare gRPC round trip): {bare * 1e6:8.1f} us over {round_trips} round trips")
+    print(f"floor rotating over 4 bots:   {rotating * 1e6:8.1f} us ({rotating / bare:.2f} x floor)")
     print(f"referee per decision:         {per_decision * 1e6:8.1f} us over {decisions} decisions")
     print(f"ratio referee/floor:          {per_decision / bare:8.2f}")
+    print(f"ratio referee/rotating floor: {per_decision / rotating:8.2f}")
     print(
         f"spawn to hello (10 starts):   median {spawns[5] * 1000:.0f} ms, "
         f"min {spawns[0] * 1000:.0f} ms, max {spawns[-1] * 1000:.0f} ms"
     )
+    if not bytecode_cached():
+        print(
+            "  (grpc's bytecode is not cached, so every bot start compiled it: "
+            "run `uv sync --compile-bytecode` to measure what an installed bot pays)"
+        )
 
 
 if __name__ == "__main__":
