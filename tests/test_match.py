@@ -60,6 +60,51 @@ def test_match_pairs_see_the_same_decks_with_teams_swapped_and_every_record_repl
     assert sum(summary["stats"]["counts"]) == 2  # two complete pairs in the pentanomial
 
 
+AFFINITY_BOT = """
+import os, sys
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.run import run
+print("cores", sorted(os.sched_getaffinity(0)), file=sys.stderr, flush=True)
+raise SystemExit(run(RandomBot()))
+"""
+
+
+def _cores_seen_by_each_worker(tmp_path: Path, affinity: bool) -> dict[str, set[str]]:
+    bot = tmp_path / "bot"
+    bot.mkdir(exist_ok=True)
+    (bot / "bot.toml").write_text(
+        'name = "pinned"\nversion = "0"\ncommand = ["python", "bot.py"]\n'
+    )
+    (bot / "bot.py").write_text(AFFINITY_BOT)
+    entrant = Entrant.from_argument(str(bot))
+    settings = MatchSettings(games=4, rules={"hand_cap": 1}, concurrency=2, affinity=affinity)
+    root = tmp_path / f"affinity-{affinity}"
+    run_match(entrant, entrant, settings, root, announce=lambda _: None)
+    return {
+        worker.name: {
+            line
+            for log in worker.glob("*.log")
+            for line in log.read_text().splitlines()
+            if line.startswith("cores ")
+        }
+        for worker in (root / "logs").iterdir()
+    }
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs CPU affinity and two usable cores",
+)
+def test_concurrent_match_workers_run_their_bots_each_on_its_own_core(tmp_path):
+    pinned = _cores_seen_by_each_worker(tmp_path, affinity=True)
+    assert sorted(pinned) == ["worker-0", "worker-1"]
+    assert all(len(lines) == 1 for lines in pinned.values()), pinned  # one core per worker
+    assert pinned["worker-0"] != pinned["worker-1"]
+    everywhere = f"cores {sorted(os.sched_getaffinity(0))}"
+    unpinned = _cores_seen_by_each_worker(tmp_path, affinity=False)
+    assert all(lines == {everywhere} for lines in unpinned.values()), unpinned
+
+
 def test_match_cli_prints_result_elo_and_writes_summary(tmp_path):
     out = tmp_path / "m"
     result = CliRunner().invoke(

@@ -20,6 +20,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from pitch_referee.affinity import pin_to_core, usable_cores
 from pitch_referee.errors import BotError
 from pitch_referee.manifest import load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, resume_match, run_match
@@ -58,19 +59,32 @@ def _quiet(_message: str) -> None:
     """Bots of a ladder match never need a human to start them: nothing to announce."""
 
 
-def local_executor(workers: int | None = None) -> Executor:
+def local_executor(workers: int | None = None, affinity: bool = True) -> Executor:
     """A process pool of ``workers`` (default: one per core) whose workers die with us.
 
     Workers are spawned, not forked: a fork would inherit the run lock and database
     connections. If the ladder process is killed, each worker is killed too (Linux),
-    so an interrupted run leaves nothing writing into its match folders.
+    so an interrupted run leaves nothing writing into its match folders. With
+    ``affinity``, each worker (with the bots it starts) is pinned to its own core, as
+    ``pitch match`` pins its workers.
     """
+    context = multiprocessing.get_context("spawn")
+    cores = usable_cores()
     return ProcessPoolExecutor(
-        max_workers=workers or os.cpu_count() or 1,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_die_with_parent,
-        initargs=(os.getpid(),),
+        max_workers=workers or len(cores),
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(os.getpid(), cores if affinity else None, context.Value("i", 0)),
     )
+
+
+def _start_worker(parent: int, cores: list[int] | None, started: Any) -> None:
+    """Each pool worker: die with the ladder process; take the next core if pinning."""
+    _die_with_parent(parent)
+    if cores:
+        with started.get_lock():
+            index, started.value = started.value, started.value + 1
+        pin_to_core(index, cores)
 
 
 def _die_with_parent(parent: int) -> None:

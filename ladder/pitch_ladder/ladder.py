@@ -286,6 +286,7 @@ class Ladder:
         *,
         executor: Executor | None = None,
         workers: int | None = None,
+        affinity: bool = True,
         progress: ProgressCallback | None = None,
         wait: bool = False,
         on_wait: Callable[[int | None], None] = lambda _pid: None,
@@ -297,7 +298,8 @@ class Ladder:
         plays exactly the schedule the first one would have played.
 
         Args:
-            executor: where matches run; default a local process pool of ``workers``.
+            executor: where matches run; default a local process pool of ``workers``,
+                each pinned to its own core if ``affinity``.
             wait: wait for another run on this ladder to end instead of refusing.
 
         Raises:
@@ -315,7 +317,7 @@ class Ladder:
                 schedule_rounds(self.engine, rounds - unfinished, games_per_match, rules or {})
             if executor is not None:
                 return play_pending(self.folder, self.engine, executor, progress)
-            with local_executor(workers) as pool:
+            with local_executor(workers, affinity) as pool:
                 return play_pending(self.folder, self.engine, pool, progress)
 
     # --- results ----------------------------------------------------------------------

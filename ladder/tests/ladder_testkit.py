@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -58,3 +60,9 @@ def write_bot(folder: Path, name: str, code: str) -> Path:
     )
     (folder / "bot.py").write_text(code)
     return folder
+
+
+def cores_after_a_while() -> list[int]:
+    """A pool job: its worker's cores, slowly enough that a second job goes to another worker."""
+    time.sleep(0.5)
+    return sorted(os.sched_getaffinity(0))

@@ -30,6 +30,7 @@ from typing import Any
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import RecordError, load_record, write_record
 
+from .affinity import pin_to_core, usable_cores
 from .errors import BotError
 from .game_loop import FaultPolicy, TimeControl
 from .manifest import BotManifest, load_manifest
@@ -80,6 +81,8 @@ class MatchSettings:
     sprt: str | None = None
     """``elo0=..,elo1=..[,alpha=..,beta=..]``: stop as soon as the test decides."""
     start_timeout_s: float = 10.0
+    affinity: bool = True
+    """Pin each worker process, with its bots, to its own core (see ``affinity``)."""
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -448,7 +451,8 @@ def _run_workers(
     The workers take deal pairs from one queue, so a worker that drew short games takes
     more of them and all finish together. One worker runs on a thread of this process
     (which is also how bots started by hand join); more run in worker processes, one
-    referee each, so they use every core.
+    referee each, so they use every core, each pinned to its own unless
+    ``settings.affinity`` is off.
     """
     count = min(job.settings.concurrency, max(1, len(pairs)))
     if count == 1:
@@ -460,8 +464,11 @@ def _run_workers(
     else:
         context = multiprocessing.get_context("spawn")
         work, results, stop = context.Queue(), context.Queue(), context.Event()
+        cores = usable_cores() if job.settings.affinity else None
         workers = [
-            context.Process(target=_worker_main, args=(job, w, work, results, stop), daemon=True)
+            context.Process(
+                target=_worker_main, args=(job, w, cores, work, results, stop), daemon=True
+            )
             for w in range(count)
         ]
     for pair in pairs:
@@ -514,9 +521,13 @@ def _work(
         results.put(None)
 
 
-def _worker_main(job: _Job, worker: int, work: Any, results: Any, stop: Any) -> None:
+def _worker_main(
+    job: _Job, worker: int, cores: list[int] | None, work: Any, results: Any, stop: Any
+) -> None:
     """A worker process: its own referee and bots; dies with the match process."""
     _die_with_parent()
+    if cores:
+        pin_to_core(worker, cores)
     _work(job, worker, work, results, stop, print)
 
 

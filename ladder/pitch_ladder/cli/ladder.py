@@ -150,6 +150,9 @@ def run(
         int, typer.Option(help="Games per match (duplicate deals: whole pairs).")
     ] = 20,
     workers: Annotated[int, typer.Option(help="Matches at once (default: the cores).")] = 0,
+    affinity: Annotated[
+        bool, typer.Option(help="Pin each concurrent match, with its bots, to its own core.")
+    ] = True,
     rule: Annotated[
         list[str], typer.Option(help="A rule option NAME=VALUE, e.g. hand_cap=30.")
     ] = [],  # noqa: B006  (Typer needs a literal default)
@@ -174,6 +177,7 @@ def run(
                 games_per_match,
                 rules,
                 workers=workers or None,
+                affinity=affinity,
                 progress=progress,
                 wait=wait,
                 on_wait=lambda pid: console.print(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from pitch_referee.affinity import usable_cores
 from pitch_referee.match import (
     Entrant,
     MatchProgress,
@@ -41,6 +41,9 @@ def match(
     concurrency: Annotated[
         int, typer.Option(help="Games at once (default: the number of cores).")
     ] = 0,
+    affinity: Annotated[
+        bool, typer.Option(help="Pin each concurrent game, with its bots, to its own core.")
+    ] = True,
     time_limit: Annotated[int, typer.Option(help="Per-decision limit, milliseconds.")] = 1000,
     time_reserve: Annotated[
         int, typer.Option(help="Per-game reserve absorbing overruns, milliseconds.")
@@ -73,7 +76,8 @@ def match(
         games=games,
         seed=seed,
         duplicate=duplicate,
-        concurrency=concurrency or os.cpu_count() or 1,
+        concurrency=concurrency or len(usable_cores()),
+        affinity=affinity,
         time_limit_ms=time_limit,
         time_reserve_ms=time_reserve,
         fault_policy=fault_policy,
