@@ -3,7 +3,9 @@
 Run by hand: ``uv run python bench/match.py``. Results go in ``bench/RESULTS.md``.
 
 1. Greedy against random through the real referee (``run_match``): games per second at
-   concurrency 1 and 2, and their ratio (target >= 1.6 on a 2-core machine).
+   concurrency 1 and 2, and their ratio (target >= 1.6 on a 2-core machine); also
+   concurrency 2 without pinning workers to cores. The three alternate, twice, so that a
+   change in the machine's load shows instead of skewing one of them.
 2. Variance reduction, in-process on the same seeds: the duplicate format (pairs of games
    with teams swapped) against independent games. For each format: the first game count
    at which the 95% Elo interval excludes 0, and the variance of the per-game score
@@ -29,10 +31,12 @@ from pitch_sdk.selfplay import play_game
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def throughput(games: int, concurrency: int, rules: dict) -> float:
+def throughput(games: int, concurrency: int, rules: dict, affinity: bool = True) -> float:
     a = Entrant.from_argument(str(ROOT / "sample_bots" / "greedy"))
     b = Entrant.from_argument(str(ROOT / "sample_bots" / "random"))
-    settings = MatchSettings(games=games, seed=1, concurrency=concurrency, rules=rules)
+    settings = MatchSettings(
+        games=games, seed=1, concurrency=concurrency, rules=rules, affinity=affinity
+    )
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
         summary = run_match(a, b, settings, Path(folder) / "m", announce=lambda _: None)
@@ -95,15 +99,24 @@ def variance_reduction(name: str, make_a, make_b, deals: int, rules: RuleOptions
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--games", type=int, default=100, help="per match (as `pitch match`)")
     parser.add_argument("--deals", type=int, default=300)
     args = parser.parse_args()
     rules = {"hand_cap": 60}
-    one = throughput(args.games, 1, rules)
-    two = throughput(args.games, 2, rules)
-    print(f"greedy vs random over gRPC ({args.games} games, hand_cap 60):")
-    print(f"  concurrency 1: {one:.2f} games/s; concurrency 2: {two:.2f} games/s")
-    print(f"  ratio {two / one:.2f}")
+    setups = {"concurrency 1": (1, True), "concurrency 2": (2, True), "2, unpinned": (2, False)}
+    rates: dict[str, list[float]] = {name: [] for name in setups}
+    for _ in range(2):
+        for name, (concurrency, affinity) in setups.items():
+            rates[name].append(throughput(args.games, concurrency, rules, affinity))
+    print(f"greedy vs random over gRPC ({args.games} games a match, hand_cap 60), games/s:")
+    for name, runs in rates.items():
+        each = "  ".join(f"{rate:6.2f}" for rate in runs)
+        print(f"  {name:14} {each}   mean {statistics.fmean(runs):6.2f}")
+    one = statistics.fmean(rates["concurrency 1"])
+    print(
+        f"  ratio 2/1: {statistics.fmean(rates['concurrency 2']) / one:.2f} pinned, "
+        f"{statistics.fmean(rates['2, unpinned']) / one:.2f} unpinned"
+    )
     if not args.deals:
         return
     options = RuleOptions()
