@@ -282,13 +282,13 @@ def _cached_facts(view: PlayerView) -> _Facts:
 def _facts_of(view: PlayerView) -> _Facts:
     """Digest the view: the stage of the hand and every inference the samplers use."""
     me = view.seat
-    finished = bool(view.hand_results) and view.hand_results[-1].number == view.hand_number
+    finished = view.last_hand is not None and view.last_hand.number == view.hand_number
     facts = _Facts(
         view=view,
         stage=_stage_of(view),
         me=me,
         hidden=tuple(seat for seat in SEATS if seat != me),
-        dealer=view.hand_results[-1].dealer if finished else view.dealer,
+        dealer=view.last_hand.dealer if view.last_hand and finished else view.dealer,
         finished=finished,
         trumps=TRUMPS[view.trump] if view.trump >= 0 else 0,
         played=_played_by_seat(view),
@@ -1234,7 +1234,7 @@ def _assemble(facts: _Facts, world: _World) -> GameState:
     state = GameState(view.options, first_dealer=view.dealer)
     state.hand_number = view.hand_number
     state.scores = view.scores
-    state.hand_results = view.hand_results
+    state.hand_results = (view.last_hand,) if view.last_hand else ()  # history is not needed
     state.outcome = view.outcome
     state.phase = view.phase
     state.to_move = view.to_move
@@ -1261,7 +1261,7 @@ def _assemble(facts: _Facts, world: _World) -> GameState:
     state.tricks = view.tricks
     state.jokers_played = view.jokers_played
     state.taken = view.taken
-    state.dead = view.hand_results[-1].dead if facts.finished else 0
+    state.dead = view.last_hand.dead if view.last_hand and facts.finished else 0
     return state
 
 

@@ -87,7 +87,10 @@ class PlayerView:
     jokers_played: int
     taken: tuple[int, int]
     """Points each team has taken so far in this hand."""
-    hand_results: tuple[HandResult, ...]
+    last_hand: HandResult | None
+    """The most recently finished hand; earlier ones are history a decision never needs
+    (their effect is in ``scores``), and a bot that wants them keeps them from
+    ``Bot.on_hand_end``."""
     outcome: Outcome | None
 
 
@@ -128,7 +131,7 @@ def view_of(state: GameState, seat: Seat) -> PlayerView:
         leader=state.leader,
         jokers_played=state.jokers_played,
         taken=state.taken,
-        hand_results=state.hand_results,
+        last_hand=state.hand_results[-1] if state.hand_results else None,
         outcome=state.outcome,
     )
 

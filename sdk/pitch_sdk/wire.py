@@ -229,8 +229,9 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
         leader=view.leader,
         jokers_played=view.jokers_played,
         taken=list(view.taken),
-        hand_results=[hand_result_to_proto(result) for result in view.hand_results],
     )
+    if view.last_hand is not None:
+        message.last_hand.CopyFrom(hand_result_to_proto(view.last_hand))
     if view.look_card is not None:
         message.look_card = view.look_card
     if view.outcome is not None:
@@ -290,7 +291,9 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         leader=message.leader,
         jokers_played=message.jokers_played,
         taken=(message.taken[0], message.taken[1]),
-        hand_results=tuple(hand_result_from_proto(result) for result in message.hand_results),
+        last_hand=(
+            hand_result_from_proto(message.last_hand) if message.HasField("last_hand") else None
+        ),
         outcome=outcome_from_proto(message.outcome) if message.HasField("outcome") else None,
     )
 

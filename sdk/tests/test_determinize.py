@@ -154,11 +154,17 @@ def assert_conserved(state: GameState) -> None:
 
 
 def finished(view: PlayerView) -> bool:
-    return bool(view.hand_results) and view.hand_results[-1].number == view.hand_number
+    return view.last_hand is not None and view.last_hand.number == view.hand_number
 
 
-def replay(state: GameState, view: PlayerView) -> GameState:
-    """Deal ``state.deck`` again and re-apply the hand's history, checked.
+def scores_before(truth: GameState, hand_number: int) -> tuple[int, int]:
+    """The score when hand ``hand_number`` was dealt (a view keeps only the last hand)."""
+    before = [result.scores for result in truth.hand_results if result.number == hand_number - 1]
+    return before[0] if before else (0, 0)
+
+
+def replay(state: GameState, view: PlayerView, scores: tuple[int, int]) -> GameState:
+    """Deal ``state.deck`` again, from ``scores``, and re-apply the hand's history, checked.
 
     Public actions come from the view; the other seats' look choices from the sampled
     log. Any hidden inconsistency (a take of a non-point card, a give-up not held, a
@@ -166,11 +172,11 @@ def replay(state: GameState, view: PlayerView) -> GameState:
     an action illegal or the rebuilt state differ.
     """
     done = finished(view)
-    earlier = view.hand_results[:-1] if done else view.hand_results
-    game = GameState(view.options, view.hand_results[-1].dealer if done else view.dealer)
+    last = view.last_hand
+    game = GameState(view.options, last.dealer if last and done else view.dealer)
     game.hand_number = view.hand_number - 1
-    game.hand_results = earlier
-    game.scores = earlier[-1].scores if earlier else (0, 0)
+    game.hand_results = () if done or last is None else (last,)
+    game.scores = scores
     game.deal(state.deck)
     plays = [play for trick in view.tricks for play in trick.plays] + list(view.trick)
     forfeit = view.outcome is not None and view.outcome.termination is Termination.FORFEIT
@@ -214,19 +220,21 @@ def _caught_up(game: GameState, view: PlayerView, state: GameState, forfeit: boo
     return same_history and (game.phase, game.to_move) == (view.phase, view.to_move)
 
 
-def check_sample(state: GameState, view: PlayerView, strict: bool) -> None:
+def check_sample(state: GameState, view: PlayerView, strict: bool, truth: GameState) -> None:
+    """``state`` was sampled from ``view``, which ``truth`` (the real game) showed."""
     assert state.view(view.seat) == view
     assert_conserved(state)
     if view.hand_number and strict:
-        assert replay(state, view).key() == state.key()
+        rebuilt = replay(state, view, scores_before(truth, view.hand_number))
+        assert rebuilt.key() == state.key()
 
 
 def check_all(pairs: Iterator[tuple[GameState, PlayerView]], rng: random.Random) -> Counter:
     """Determinize every view; return how many of each situation were seen."""
     seen: Counter = Counter()
-    for _, view in pairs:
+    for truth, view in pairs:
         sample, strict = sample_state(view, rng)
-        check_sample(sample, view, strict)
+        check_sample(sample, view, strict, truth)
         seen["strict" if strict else "fallback"] += 1
         seen[_situation(view)] += 1
     return seen
@@ -418,7 +426,7 @@ def check_every_step(state: GameState, *texts: str, samples: int = 8) -> None:
             for _ in range(samples):
                 sample, strict = sample_state(view, rng)
                 assert strict, (text, seat)
-                check_sample(sample, view, strict)
+                check_sample(sample, view, strict, state)
 
 
 def test_a_bidder_whose_partner_led_first_holds_no_trump() -> None:

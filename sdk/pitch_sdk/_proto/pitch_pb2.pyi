@@ -302,7 +302,7 @@ class Outcome(_message.Message):
     def __init__(self, termination: _Optional[str] = ..., winner: _Optional[int] = ..., forfeited_by: _Optional[int] = ...) -> None: ...
 
 class PlayerView(_message.Message):
-    __slots__ = ("seat", "rules", "hand_number", "dealer", "scores", "phase", "to_move", "decision", "hand", "hand_sizes", "bids", "bidder", "bid", "trump", "discarded", "discarded_down", "picked", "centre", "fill_sizes", "fill", "stock_size", "look", "look_card", "look_remaining", "tricks", "trick", "leader", "jokers_played", "taken", "hand_results", "outcome")
+    __slots__ = ("seat", "rules", "hand_number", "dealer", "scores", "phase", "to_move", "decision", "hand", "hand_sizes", "bids", "bidder", "bid", "trump", "discarded", "discarded_down", "picked", "centre", "fill_sizes", "fill", "stock_size", "look", "look_card", "look_remaining", "tricks", "trick", "leader", "jokers_played", "taken", "last_hand", "outcome")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -332,7 +332,7 @@ class PlayerView(_message.Message):
     LEADER_FIELD_NUMBER: _ClassVar[int]
     JOKERS_PLAYED_FIELD_NUMBER: _ClassVar[int]
     TAKEN_FIELD_NUMBER: _ClassVar[int]
-    HAND_RESULTS_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: RuleOptions
@@ -363,9 +363,9 @@ class PlayerView(_message.Message):
     leader: int
     jokers_played: int
     taken: _containers.RepeatedScalarFieldContainer[int]
-    hand_results: _containers.RepeatedCompositeFieldContainer[HandResult]
+    last_hand: HandResult
     outcome: Outcome
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[RuleOptions, _Mapping]] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_move: _Optional[int] = ..., decision: _Optional[_Union[Decision, str]] = ..., hand: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., bids: _Optional[_Iterable[_Union[BidMade, _Mapping]]] = ..., bidder: _Optional[int] = ..., bid: _Optional[int] = ..., trump: _Optional[int] = ..., discarded: _Optional[_Iterable[int]] = ..., discarded_down: _Optional[_Iterable[int]] = ..., picked: _Optional[_Iterable[int]] = ..., centre: _Optional[int] = ..., fill_sizes: _Optional[_Iterable[int]] = ..., fill: _Optional[int] = ..., stock_size: _Optional[int] = ..., look: _Optional[_Iterable[_Union[LookEvent, _Mapping]]] = ..., look_card: _Optional[int] = ..., look_remaining: _Optional[int] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., trick: _Optional[_Union[Trick, _Mapping]] = ..., leader: _Optional[int] = ..., jokers_played: _Optional[int] = ..., taken: _Optional[_Iterable[int]] = ..., hand_results: _Optional[_Iterable[_Union[HandResult, _Mapping]]] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[RuleOptions, _Mapping]] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_move: _Optional[int] = ..., decision: _Optional[_Union[Decision, str]] = ..., hand: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., bids: _Optional[_Iterable[_Union[BidMade, _Mapping]]] = ..., bidder: _Optional[int] = ..., bid: _Optional[int] = ..., trump: _Optional[int] = ..., discarded: _Optional[_Iterable[int]] = ..., discarded_down: _Optional[_Iterable[int]] = ..., picked: _Optional[_Iterable[int]] = ..., centre: _Optional[int] = ..., fill_sizes: _Optional[_Iterable[int]] = ..., fill: _Optional[int] = ..., stock_size: _Optional[int] = ..., look: _Optional[_Iterable[_Union[LookEvent, _Mapping]]] = ..., look_card: _Optional[int] = ..., look_remaining: _Optional[int] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., trick: _Optional[_Union[Trick, _Mapping]] = ..., leader: _Optional[int] = ..., jokers_played: _Optional[int] = ..., taken: _Optional[_Iterable[int]] = ..., last_hand: _Optional[_Union[HandResult, _Mapping]] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ...) -> None: ...
 
 class BidMade(_message.Message):
     __slots__ = ("seat", "amount")
