@@ -10,8 +10,8 @@ robin, 28 duplicate matches, each way on the same machine in the same run, alter
 - through the ladder (``Ladder.run``): the run lock, match rows, the process pool, records
   imported into SQLite as they appear with the Elo history recomputed, matches marked
   finished;
-- bare: the same 28 matches (same settings and seeds) through ``run_match`` on a process
-  pool of the same size, with no database.
+- bare: the same 28 matches (same settings and seeds) through ``run_match`` on the same
+  kind of process pool (``local_executor``, workers pinned to cores), with no database.
 
 Both exclude the submissions' smoke tests. The ladder's bookkeeping cost is the relative
 drop in games per second (target: under 10%). As other work on a shared machine makes wall
@@ -25,11 +25,10 @@ import argparse
 import os
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from pitch_ladder.executor import local_executor
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.schedule import match_settings, round_robin
 from pitch_referee.manifest import load_manifest
@@ -74,7 +73,7 @@ def bare(ladder: Ladder, round_number: int, games: int, workers: int) -> float:
         for a, b in round_robin(list(BOTS))
     ]
     started, cpu = time.perf_counter(), time.process_time()
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+    with local_executor(workers) as pool:  # the ladder's own pool: pinned workers alike
         played = sum(pool.map(bare_match, *zip(*jobs, strict=True)))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     assert played == _planned(games), played
