@@ -134,7 +134,7 @@ def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):
 def _match_command(out: Path) -> list[str]:
     return [
         sys.executable, "-m", "pitch_ladder.cli", "match", str(GREEDY), str(RANDOM),
-        "--games", "8", "--seed", "5", "--concurrency", "1", "--rule", "hand_cap=6",
+        "--games", "16", "--seed", "5", "--concurrency", "1", "--rule", "hand_cap=6",
         "--out", str(out),
     ]  # fmt: skip
 
@@ -156,11 +156,11 @@ def test_match_killed_with_sigkill_resumes_to_the_same_result_without_duplicates
     )
     deadline = time.monotonic() + 120
     while len(list((cut / "games").glob("*.json"))) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.01)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     before = {path.name: path.read_bytes() for path in (cut / "games").glob("*.json")}
-    assert 3 <= len(before) < 8
+    assert 3 <= len(before) < 16
 
     resumed = subprocess.run(
         [sys.executable, "-m", "pitch_ladder.cli", "match", "--resume", str(cut)],
@@ -169,5 +169,5 @@ def test_match_killed_with_sigkill_resumes_to_the_same_result_without_duplicates
     assert resumed.returncode == 0, resumed.stderr
     after = {path.name: path.read_bytes() for path in (cut / "games").glob("*.json")}
     assert all(after[name] == data for name, data in before.items())  # finished games kept
-    assert len(after) == 8
+    assert len(after) == 16
     assert _results(cut) == _results(whole)

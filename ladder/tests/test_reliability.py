@@ -21,9 +21,10 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.lock import LOCK_FILE, RunLock
 from pitch_ladder.models import Game, RatingHistory
 
-RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "8", "--workers", "2"]
-"""Two rounds of one 8-game match (greedy vs random): 16 short games, two matches at once."""
-GAMES = 16
+RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12", "--workers", "2"]
+"""Two rounds of one 12-game match (greedy vs random), two matches at once: 24 games, enough
+that a run is surely still going when the test kills it after a few."""
+GAMES = 24
 
 
 def _new_ladder(folder: Path, db: str | None = None) -> list[str | Path]:
