@@ -108,7 +108,13 @@ def alembic_config() -> Config:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the latest migration, in one transaction where the database can."""
+    """Bring the schema to the latest migration, in one transaction.
+
+    A process killed halfway through an upgrade thus leaves the schema as it was, and two
+    processes upgrading at once take turns (an advisory lock on PostgreSQL; on SQLite a
+    write transaction taken at once, since Python's sqlite3 would otherwise run each
+    ``CREATE TABLE`` in a transaction of its own).
+    """
     with engine.begin() as connection:
         if _revision(connection) == SCHEMA_REVISION:
             return
@@ -118,6 +124,8 @@ def migrate(engine: Engine) -> None:
     with engine.begin() as connection:
         if connection.dialect.name == "postgresql":
             connection.execute(text(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})"))
+        elif connection.dialect.name == "sqlite":
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 

@@ -9,11 +9,17 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, event, inspect, text
 from sqlmodel import SQLModel
 
 from pitch_ladder import models
-from pitch_ladder.database import SCHEMA_REVISION, alembic_config, database_url, open_database
+from pitch_ladder.database import (
+    SCHEMA_REVISION,
+    alembic_config,
+    database_url,
+    migrate,
+    open_database,
+)
 from pitch_ladder.errors import LadderError
 
 
@@ -56,6 +62,32 @@ def test_open_database_migrates_once_and_keeps_data(db_url: str) -> None:
     engine = open_database(url)  # the next command upgrades again: a no-op at head
     with engine.connect() as connection:
         assert connection.execute(text("SELECT name FROM bot")).scalars().all() == ["kept"]
+    engine.dispose()
+
+
+def test_a_migration_that_fails_halfway_leaves_no_table_behind(db_url: str) -> None:
+    url = database_url(Path("."), db_url)
+    engine = create_engine(url)
+    created: list[str] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def fail_at_the_third_table(_conn, _cursor, statement: str, *_args) -> None:
+        if statement.lstrip().upper().startswith("CREATE TABLE"):
+            created.append(statement)
+            if len(created) == 3:
+                raise RuntimeError("killed halfway through the migration")
+
+    with pytest.raises(RuntimeError, match="halfway"):
+        migrate(engine)
+    with engine.connect() as connection:
+        assert inspect(connection).get_table_names() == []
+    engine.dispose()
+    engine = open_database(url)  # the next command migrates from scratch
+    with engine.connect() as connection:
+        assert set(inspect(connection).get_table_names()) == {
+            *SQLModel.metadata.tables,
+            "alembic_version",
+        }
     engine.dispose()
 
 
