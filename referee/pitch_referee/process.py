@@ -186,6 +186,10 @@ class BotProcess:
         if self.connection is not None:
             self.connection.send(pb.RefereeMessage(shutdown=pb.Shutdown(reason=reason)))
         process = self.process
+        if process is None and self.connection is not None:  # started by hand: no process
+            # to wait for, but its stream must carry the shutdown before the server stops
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.connection.closed.wait(), SHUTDOWN_GRACE_S)
         grace = SHUTDOWN_GRACE_S if self.connection else 0
         if process is not None and not await _exited(process, grace):
             _signal_group(process.pid, signal.SIGTERM)
