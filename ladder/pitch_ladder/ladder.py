@@ -1,11 +1,11 @@
 """The ladder service: one folder, one database, and what the ``pitch ladder`` commands do.
 
-A ladder folder holds ``ladder.toml`` (marks the folder, and names the database when it
-is not the default), ``ladder.db`` (the SQLite default), ``bots/<name>/<hash12>/`` (the
-ladder's copy of every submitted version), ``matches/<round>-<a>-vs-<b>/`` (records and
-logs), ``smoke/`` (the smoke tests of refused submissions) and ``run.lock``. The
-database URL comes from the caller (``--db``/``PITCH_DB``), else from ``ladder.toml``,
-else it is the folder's SQLite file.
+A ladder folder holds ``ladder.toml`` (marks the folder, holds the ladder's id, and names
+the database when it is not the default), ``ladder.db`` (the SQLite default),
+``bots/<name>/<hash12>/`` (the ladder's copy of every submitted version),
+``matches/<round>-<a>-vs-<b>/`` (records and logs), ``smoke/`` (the smoke tests of
+refused submissions) and ``run.lock``. The database URL comes from the caller
+(``--db``/``PITCH_DB``), else from ``ladder.toml``, else it is the folder's SQLite file.
 
 Plain functions and classes over a folder and an engine: no Typer, no printing.
 """
@@ -29,11 +29,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from .database import database_url, open_database
+from .database import database_url, open_database, shown_url
 from .errors import LadderError
 from .executor import local_executor
 from .lock import RunLock
 from .models import Bot, BotVersion, Game, Match
+from .ownership import claim_database, new_ladder_id
 from .runner import ProgressCallback, RunReport, pending_rounds, play_pending, schedule_rounds
 from .standings import Standing, latest_versions, standings, version_label
 from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_test
@@ -94,7 +95,7 @@ class Ladder:
         marker = folder / LADDER_FILE
         if not marker.exists():
             folder.mkdir(parents=True, exist_ok=True)
-            text = 'format = "pitch-ladder"\n'
+            text = f'format = "pitch-ladder"\nid = "{new_ladder_id()}"\n'
             if db:
                 text += f"database = {json.dumps(db)}\n"
             marker.write_text(text)
@@ -117,7 +118,13 @@ class Ladder:
         except tomllib.TOMLDecodeError as error:
             raise LadderError(f"{marker}: not valid TOML ({error})") from None
         url = database_url(folder, db or config.get("database"))
-        return cls(folder, open_database(url))
+        engine = open_database(url)
+        try:
+            claim_database(engine, marker, shown_url(url))
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(folder, engine)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -1,4 +1,4 @@
-"""The ladder's tables: bots, their versions, matches, games and the Elo history.
+"""The ladder's tables: bots, their versions, matches, games, the Elo history, and whose it is.
 
 Each table has a fields-only data model (``...Base``) that validates input; rows are built
 with ``Table.model_validate(...)``, never with the table constructor, which skips
@@ -123,3 +123,17 @@ class RatingHistory(RatingHistoryBase, table=True):
     __tablename__ = "rating_history"
     __table_args__ = (UniqueConstraint("version_id", "game_id"),)
     id: int | None = Field(default=None, primary_key=True)
+
+
+class LadderIdentityBase(SQLModel):
+    ladder_id: str = Field(max_length=36)
+    """The id in the owning folder's ``ladder.toml`` (see ``pitch_ladder.ownership``)."""
+    created_at: datetime = _timestamp(default_factory=now)
+
+
+class LadderIdentity(LadderIdentityBase, table=True):
+    """The one row saying which ladder folder this database belongs to."""
+
+    __tablename__ = "ladder_identity"
+    id: int | None = Field(default=None, primary_key=True)
+    """Always 1: a second claim on the database fails on the primary key."""
