@@ -61,10 +61,11 @@ def test_match_pairs_see_the_same_decks_with_teams_swapped_and_every_record_repl
 
 
 AFFINITY_BOT = """
-import os, sys
+import os, sys, time
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.run import run
 print("cores", sorted(os.sched_getaffinity(0)), file=sys.stderr, flush=True)
+time.sleep(1.5)  # slow to start: the first worker cannot take both pairs before the second starts
 raise SystemExit(run(RandomBot()))
 """
 

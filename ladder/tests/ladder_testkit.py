@@ -64,5 +64,5 @@ def write_bot(folder: Path, name: str, code: str) -> Path:
 
 def cores_after_a_while() -> list[int]:
     """A pool job: its worker's cores, slowly enough that a second job goes to another worker."""
-    time.sleep(0.5)
+    time.sleep(2.0)  # longer than a second worker takes to start, even on a loaded machine
     return sorted(os.sched_getaffinity(0))
