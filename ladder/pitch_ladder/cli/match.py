@@ -143,10 +143,13 @@ def _print_result(summary: dict[str, Any], root: Path) -> None:
         f"{result['points']['a']} to {result['points']['b']}; faults {result['faults']}"
     )
     interval = stats["elo_interval"]
-    shown = f"[{_elo(interval[0])}, {_elo(interval[1])}]" if interval else "[-]"
+    if interval:
+        shown = f"[{_elo(interval[0])}, {_elo(interval[1])}] (95%, "
+    else:  # too few samples, or all alike: the spread cannot be estimated yet
+        shown = "(no interval yet: too few results, or all alike; "
     los = "-" if stats["los"] is None else f"{stats['los'] * 100:.1f}%"
     console.print(
-        f"  Elo difference {_elo(stats['elo'])} {shown} (95%, {stats['model']} "
+        f"  Elo difference {_elo(stats['elo'])} {shown}{stats['model']} "
         f"{stats['counts']}), likelihood of superiority {los}"
     )
     if stats["sprt"]:
