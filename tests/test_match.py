@@ -120,6 +120,20 @@ def test_match_cli_prints_result_elo_and_writes_summary(tmp_path):
     assert (out / "logs" / "worker-0").is_dir()
 
 
+def test_a_concurrent_match_stopped_by_sprt_exits_at_once_leaving_its_pairs_unplayed(tmp_path):
+    out = tmp_path / "m"
+    done = subprocess.run(
+        [sys.executable, "-m", "pitch_ladder.cli", "match", str(GREEDY), str(RANDOM),
+         "--games", "4000", "--concurrency", "2", "--sprt", "elo0=0,elo1=200",
+         "--rule", "hand_cap=2", "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "H1 accepted" in done.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "stopped by SPRT" and summary["games_played"] < 100
+
+
 def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):
     runner = CliRunner()
     for args in [

@@ -464,6 +464,7 @@ def _run_workers(
     else:
         context = multiprocessing.get_context("spawn")
         work, results, stop = context.Queue(), context.Queue(), context.Event()
+        work.cancel_join_thread()  # a match stopped early exits without feeding its unplayed pairs
         cores = usable_cores() if job.settings.affinity else None
         workers = [
             context.Process(
