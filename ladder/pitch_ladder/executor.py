@@ -11,19 +11,16 @@ Does not import the database or the rest of the ladder.
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
-import signal
-import sys
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from pitch_referee.affinity import pin_to_core, usable_cores
 from pitch_referee.errors import BotError
 from pitch_referee.manifest import load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, resume_match, run_match
+from pitch_referee.workers import die_with_parent, pin_to_core, usable_cores
 
 
 def play_match(a_folder: str, b_folder: str, settings: dict[str, Any], root: str) -> list[str]:
@@ -80,16 +77,8 @@ def local_executor(workers: int | None = None, affinity: bool = True) -> Executo
 
 def _start_worker(parent: int, cores: list[int] | None, started: Any) -> None:
     """Each pool worker: die with the ladder process; take the next core if pinning."""
-    _die_with_parent(parent)
+    die_with_parent(parent)
     if cores:
         with started.get_lock():
             index, started.value = started.value, started.value + 1
         pin_to_core(index, cores)
-
-
-def _die_with_parent(parent: int) -> None:
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # the parent died before the line above
-            os._exit(1)

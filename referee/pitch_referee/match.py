@@ -14,13 +14,10 @@ the resumed match end exactly as an uninterrupted one would.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import multiprocessing
 import os
 import queue
-import signal
-import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
@@ -30,13 +27,13 @@ from typing import Any
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import RecordError, load_record, write_record
 
-from .affinity import pin_to_core, usable_cores
 from .errors import BotError
 from .game_loop import FaultPolicy, TimeControl
 from .manifest import BotManifest, load_manifest
 from .process import StartOptions
 from .referee import PlayerSlot, Referee, RefereeSettings
 from .stats import Pentanomial, SprtParams, SprtResult, Trinomial, parse_sprt, sprt
+from .workers import die_with_parent, pin_to_core, usable_cores
 
 MATCH_FORMAT = "pitch-match"
 MATCH_VERSION = 1
@@ -468,7 +465,9 @@ def _run_workers(
         cores = usable_cores() if job.settings.affinity else None
         workers = [
             context.Process(
-                target=_worker_main, args=(job, w, cores, work, results, stop), daemon=True
+                target=_worker_main,
+                args=(job, w, os.getpid(), cores, work, results, stop),
+                daemon=True,
             )
             for w in range(count)
         ]
@@ -523,21 +522,19 @@ def _work(
 
 
 def _worker_main(
-    job: _Job, worker: int, cores: list[int] | None, work: Any, results: Any, stop: Any
+    job: _Job,
+    worker: int,
+    parent: int,
+    cores: list[int] | None,
+    work: Any,
+    results: Any,
+    stop: Any,
 ) -> None:
     """A worker process: its own referee and bots; dies with the match process."""
-    _die_with_parent()
+    die_with_parent(parent)
     if cores:
         pin_to_core(worker, cores)
     _work(job, worker, work, results, stop, print)
-
-
-def _die_with_parent() -> None:
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:
-            os._exit(1)
 
 
 async def _play_pairs(

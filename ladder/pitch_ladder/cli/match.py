@@ -10,7 +10,6 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from pitch_referee.affinity import usable_cores
 from pitch_referee.match import (
     Entrant,
     MatchProgress,
@@ -18,6 +17,7 @@ from pitch_referee.match import (
     resume_match,
     run_match,
 )
+from pitch_referee.workers import usable_cores
 from pitch_sdk.options import RuleOptions
 
 from ..errors import PitchError
