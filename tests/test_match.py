@@ -106,6 +106,52 @@ def test_concurrent_match_workers_run_their_bots_each_on_its_own_core(tmp_path):
     assert all(lines == {everywhere} for lines in unpinned.values()), unpinned
 
 
+LISTENING_BOT = """
+import sys
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.run import run
+
+class Listening(RandomBot):
+    def on_game_start(self, seat, info):
+        self.actions, self.hands = 0, 0
+
+    def on_action(self, seat, action, forced):
+        self.actions += 1
+
+    def on_hand_end(self, result):
+        self.hands += 1
+
+    def on_game_end(self, view):
+        print(f"saw {self.actions} actions and {self.hands} hands", file=sys.stderr, flush=True)
+
+raise SystemExit(run(Listening()))
+"""
+
+
+def test_a_bot_with_hooks_hears_every_decision_and_hand_of_each_game(tmp_path):
+    bot = tmp_path / "listening"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('name = "ears"\nversion = "0"\ncommand = ["python", "bot.py"]\n')
+    (bot / "bot.py").write_text(LISTENING_BOT)
+    settings = MatchSettings(games=2, seed=6, rules={"hand_cap": 3}, concurrency=1)
+    summary = run_match(
+        Entrant.from_argument(str(bot)), Entrant.from_argument(str(RANDOM)),
+        settings, tmp_path / "m", announce=lambda _: None,
+    )  # fmt: skip
+    heard = sorted(
+        line.split("INFO ")[-1]
+        for log in (tmp_path / "m" / "logs").glob("*/*.log")
+        for line in log.read_text().splitlines()
+        if "saw " in line
+    )
+    expected = []
+    for game in summary["games"]:
+        record = load_record(tmp_path / "m" / game["record"])
+        actions = sum(len(hand["decisions"]) for hand in record["hands"])
+        expected += [f"saw {actions} actions and {len(record['hands'])} hands"] * 2  # two seats
+    assert heard == sorted(expected)
+
+
 def test_match_cli_prints_result_elo_and_writes_summary(tmp_path):
     out = tmp_path / "m"
     result = CliRunner().invoke(
