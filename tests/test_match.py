@@ -181,15 +181,22 @@ def test_a_concurrent_match_stopped_by_sprt_exits_at_once_leaving_its_pairs_unpl
 
 
 def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):
-    runner = CliRunner()
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "bot.toml").write_text('name = "x"\n')
     for args in [
         ["match", str(tmp_path / "nope"), str(RANDOM)],
+        ["match", str(tmp_path / "broken"), str(RANDOM)],
         ["match", str(RANDOM), str(RANDOM), "--fault-policy", "x"],
         ["match", str(RANDOM), str(RANDOM), "--sprt", "elo0=1"],
+        ["match", str(RANDOM), str(RANDOM), "--rule", "bad=1"],
         ["match", "--resume", str(tmp_path)],
     ]:
-        result = runner.invoke(app, args)
-        assert result.exit_code != 0, args
+        done = subprocess.run(
+            [sys.executable, "-m", "pitch_ladder.cli", *args],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr.startswith("error:") and done.stderr.count("\n") == 1, done.stderr
 
 
 def _match_command(out: Path) -> list[str]:

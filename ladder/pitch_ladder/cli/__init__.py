@@ -1,8 +1,9 @@
 """The ``pitch`` command: one Typer app per noun, joined here.
 
-Library code raises ``PitchError`` (or the SDK's ``ValueError`` subclasses) with a
-message a user can act on; ``main`` prints it on one line and exits with status 1.
-Tracebacks appear only with ``--verbose``.
+Library code raises ``PitchError`` (or the SDK's ``ValueError`` subclasses, or the
+referee's ``BotError`` for a bot that cannot be used) with a message a user can act on;
+``main`` prints it on one line and exits with status 1. Tracebacks appear only with
+``--verbose``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import sys
 
 import typer
 from rich.console import Console
+
+from pitch_referee.errors import BotError
 
 from ..errors import PitchError
 from . import demo, ladder, match, matches, new_bot, replay, rerun, simulate
@@ -48,7 +51,7 @@ def main() -> None:
         sys.argv.remove("--verbose")
     try:
         app()
-    except (PitchError, ValueError, OSError) as error:
+    except (PitchError, BotError, ValueError, OSError) as error:
         if verbose:
             raise
         _stderr.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
