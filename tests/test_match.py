@@ -60,6 +60,16 @@ def test_match_pairs_see_the_same_decks_with_teams_swapped_and_every_record_repl
     assert sum(summary["stats"]["counts"]) == 2  # two complete pairs in the pentanomial
 
 
+def _python_bot(folder: Path, name: str, code: str) -> Entrant:
+    """A bot folder (made once; later calls reuse it) whose ``bot.py`` is ``code``."""
+    folder.mkdir(exist_ok=True)
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "0"\ncommand = ["python", "bot.py"]\n'
+    )
+    (folder / "bot.py").write_text(code)
+    return Entrant.from_argument(str(folder))
+
+
 AFFINITY_BOT = """
 import os, sys, time
 from pitch_sdk.bots import RandomBot
@@ -71,13 +81,7 @@ raise SystemExit(run(RandomBot()))
 
 
 def _cores_seen_by_each_worker(tmp_path: Path, affinity: bool) -> dict[str, set[str]]:
-    bot = tmp_path / "bot"
-    bot.mkdir(exist_ok=True)
-    (bot / "bot.toml").write_text(
-        'name = "pinned"\nversion = "0"\ncommand = ["python", "bot.py"]\n'
-    )
-    (bot / "bot.py").write_text(AFFINITY_BOT)
-    entrant = Entrant.from_argument(str(bot))
+    entrant = _python_bot(tmp_path / "bot", "pinned", AFFINITY_BOT)
     settings = MatchSettings(games=4, rules={"hand_cap": 1}, concurrency=2, affinity=affinity)
     root = tmp_path / f"affinity-{affinity}"
     run_match(entrant, entrant, settings, root, announce=lambda _: None)
@@ -129,13 +133,10 @@ raise SystemExit(run(Listening()))
 
 
 def test_a_bot_with_hooks_hears_every_decision_and_hand_of_each_game(tmp_path):
-    bot = tmp_path / "listening"
-    bot.mkdir()
-    (bot / "bot.toml").write_text('name = "ears"\nversion = "0"\ncommand = ["python", "bot.py"]\n')
-    (bot / "bot.py").write_text(LISTENING_BOT)
+    listening = _python_bot(tmp_path / "listening", "ears", LISTENING_BOT)
     settings = MatchSettings(games=2, seed=6, rules={"hand_cap": 3}, concurrency=1)
     summary = run_match(
-        Entrant.from_argument(str(bot)), Entrant.from_argument(str(RANDOM)),
+        listening, Entrant.from_argument(str(RANDOM)),
         settings, tmp_path / "m", announce=lambda _: None,
     )  # fmt: skip
     heard = sorted(

@@ -465,9 +465,7 @@ def _run_workers(
         cores = usable_cores() if job.settings.affinity else None
         workers = [
             context.Process(
-                target=_worker_main,
-                args=(job, w, os.getpid(), cores, work, results, stop),
-                daemon=True,
+                target=_worker_main, args=(job, w, os.getpid(), cores, work, results, stop)
             )
             for w in range(count)
         ]
