@@ -3,8 +3,10 @@
 Each bot holds one bidirectional stream (``Referee.Play``). The servicer checks the
 hello, hands the stream to whoever is waiting for that token as a ``BotConnection``,
 then pumps messages both ways. A connection has at most one decision request
-outstanding; answers to older requests are late and ignored. ``grpc`` errors never
-leave this module: they become ``BotError``s on the pending request.
+outstanding (see ``BotConnection.deliver`` for answers to other requests). The
+referee reads each message's bytes itself, so that a message over
+``MAX_MESSAGE_BYTES`` is a fault of its own. ``grpc`` errors never leave this module:
+they become ``BotError``s on the pending request.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import contextlib
 import logging
 import secrets
 import time
+from dataclasses import dataclass
 
 import grpc
 
@@ -28,6 +31,31 @@ log = logging.getLogger("pitch_referee")
 
 REFEREE_NAME = f"pitch-referee {__version__}"
 
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+"""The largest message a bot may send (the protocol's limit, stated in pitch.proto)."""
+GRPC_RECEIVE_LIMIT_BYTES = 4 * MAX_MESSAGE_BYTES
+"""gRPC's own receive limit: a guard for the referee's memory, above the protocol's.
+
+gRPC cuts a stream that carries a message over its limit without telling the server
+why, so the referee could not name that fault. It lets messages up to this size
+through, and the stream reader reports those over ``MAX_MESSAGE_BYTES`` as
+``oversized``; a message over this size still cuts the stream (a ``disconnected``
+fault)."""
+
+
+@dataclass(frozen=True)
+class OversizedMessage:
+    """What the stream reader gets instead of a message over ``MAX_MESSAGE_BYTES``."""
+
+    size: int
+
+
+def parse_bot_message(data: bytes) -> pb.BotMessage | OversizedMessage:
+    """The server's deserializer: a ``BotMessage``, unless the bytes are too many."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        return OversizedMessage(len(data))
+    return pb.BotMessage.FromString(data)
+
 
 class BotConnection:
     """One bot's stream as the referee sees it: send messages, ask for decisions."""
@@ -40,6 +68,8 @@ class BotConnection:
         self.close_reason = ""
         self._last_request_id = 0
         self._pending: tuple[int, asyncio.Future[pb.Answer]] | None = None
+        self._timed_out: set[int] = set()
+        """Requests that timed out unanswered: each may still get one late answer."""
         self._error: BotError | None = None
 
     def send(self, message: pb.RefereeMessage) -> None:
@@ -68,24 +98,45 @@ class BotConnection:
         try:
             result = await asyncio.wait_for(answer, timeout_s)
         except TimeoutError:
+            self._timed_out.add(request.request_id)
             raise BotTimeoutError(f"no answer within {timeout_s * 1000:.0f} ms") from None
         finally:
             self._pending = None
         return result, time.perf_counter() - started
 
-    def deliver(self, message: pb.BotMessage) -> None:
-        """Take a message from the bot (called by the stream reader)."""
+    def deliver(self, message: pb.BotMessage | OversizedMessage) -> None:
+        """Take a message from the bot (called by the stream reader).
+
+        An answer to the pending request is its result. An answer to a request that
+        timed out is late, not wrong: the bot could not know, so it is ignored (once).
+        An answer to a request already answered is ``stale_answer`` if a newer request
+        is waiting (the bot is answering the wrong one, which would otherwise end as a
+        timeout), and ignored if none is. An answer to a request never sent is
+        ``wrong_request``; anything but an answer, or too many bytes, fails the pending
+        request (or the next one) too.
+        """
+        if isinstance(message, OversizedMessage):
+            self._fail(
+                BotProtocolError(
+                    f"a message of {message.size} bytes, over the limit of "
+                    f"{MAX_MESSAGE_BYTES} bytes",
+                    kind="oversized",
+                )
+            )
+            return
         kind = message.WhichOneof("message")
         if kind != "answer":
             self._fail(BotProtocolError(f"expected an answer, the bot sent {kind or 'nothing'}"))
             return
         request_id = message.answer.request_id
-        if self._pending is not None and request_id == self._pending[0]:
+        pending_id = self._pending[0] if self._pending is not None else None
+        if request_id == pending_id:
             if not self._pending[1].done():
                 self._pending[1].set_result(message.answer)
-        elif request_id <= self._last_request_id:
+        elif request_id in self._timed_out:
+            self._timed_out.discard(request_id)
             log.debug("%s: ignoring a late answer to request %d", self.name, request_id)
-        else:
+        elif not 1 <= request_id <= self._last_request_id:
             self._fail(
                 BotProtocolError(
                     f"answer to request {request_id}, which was never sent "
@@ -93,6 +144,16 @@ class BotConnection:
                     kind="wrong_request",
                 )
             )
+        elif pending_id is not None:
+            self._fail(
+                BotProtocolError(
+                    f"answer to request {request_id}, which was already answered, "
+                    f"while request {pending_id} waits",
+                    kind="stale_answer",
+                )
+            )
+        else:
+            log.debug("%s: ignoring a repeated answer to request %d", self.name, request_id)
 
     def lost(self, reason: str, error: BotError | None = None) -> None:
         """The stream is gone: fail the pending request, refuse later ones."""
@@ -162,7 +223,7 @@ class RefereeService(pitch_pb2_grpc.RefereeServicer):
             first = await context.read()
         except Exception:  # a message that does not parse: nothing to greet
             first = None
-        if first is None or first is grpc.aio.EOF or first.WhichOneof("message") != "hello":
+        if not isinstance(first, pb.BotMessage) or first.WhichOneof("message") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
         return first.hello
 
@@ -188,15 +249,34 @@ async def start_server(address: str) -> tuple[grpc.aio.Server, RefereeService, s
 
     Returns the server, its service and the address bots should connect to.
     """
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    options = [
+        ("grpc.so_reuseport", 0),
+        ("grpc.max_receive_message_length", GRPC_RECEIVE_LIMIT_BYTES),
+    ]
+    server = grpc.aio.server(options=options)
     service = RefereeService()
-    pitch_pb2_grpc.add_RefereeServicer_to_server(service, server)
+    _add_service(service, server)
     port = server.add_insecure_port(address)
     await server.start()
     if address.startswith("unix:"):
         return server, service, address
     host = address.rsplit(":", 1)[0]
     return server, service, f"{host}:{port}"
+
+
+def _add_service(service: RefereeService, server: grpc.aio.Server) -> None:
+    """Register ``service`` as the generated code does, but with the size-checking parser."""
+    handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            service.Play,
+            request_deserializer=parse_bot_message,
+            response_serializer=pb.RefereeMessage.SerializeToString,
+        )
+    }
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler("pitch.v1.Referee", handlers),)
+    )
+    server.add_registered_method_handlers("pitch.v1.Referee", handlers)
 
 
 async def stop_server(server: grpc.aio.Server) -> None:

@@ -71,6 +71,8 @@ FAULT_KINDS = (
     "crashed",
     "malformed",
     "wrong_request",
+    "stale_answer",
+    "oversized",
     "illegal_action",
 )
 

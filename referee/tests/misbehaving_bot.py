@@ -1,7 +1,8 @@
 """A bot that misbehaves on purpose, one way per command-line mode (for the referee tests).
 
 Usage: python misbehaving_bot.py MODE [K]. Modes: crash K, sleep, illegal, malformed,
-wrong_id, exit_early, never_connect, flood, ignore_shutdown, well (plays randomly).
+wrong_id, stale, oversized, exit_early, never_connect, flood, ignore_shutdown, well
+(plays randomly).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 
 import grpc
 
@@ -46,8 +48,8 @@ class Misbehaving(RandomBot):
         return super().decide(view)
 
 
-def raw_stream(answer: bytes | None, id_offset: int = 0) -> None:
-    """Speak the protocol by hand to send what the SDK never would."""
+def raw_stream(reply: Callable[[pb.DecisionRequest], bytes]) -> None:
+    """Speak the protocol by hand to send what the SDK never would: ``reply(request)``."""
     channel = grpc.insecure_channel(os.environ["PITCH_ADDRESS"])
     play = channel.stream_stream(
         "/pitch.v1.Referee/Play",
@@ -66,17 +68,28 @@ def raw_stream(answer: bytes | None, id_offset: int = 0) -> None:
 
     for message in play(messages(), wait_for_ready=True):
         if message.WhichOneof("message") == "request":
-            request = message.request
-            if answer is not None:
-                outbox.put(answer)
-            else:
-                reply = pb.Answer(
-                    request_id=request.request_id + id_offset, action=request.legal_actions[0]
-                )
-                outbox.put(pb.BotMessage(answer=reply).SerializeToString())
+            outbox.put(reply(message.request))
         if message.WhichOneof("message") == "shutdown":
             break
     outbox.put(None)
+
+
+def answer(request: pb.DecisionRequest, request_id: int) -> bytes:
+    """A legal answer to ``request``, labelled with ``request_id``."""
+    reply = pb.Answer(request_id=request_id, action=request.legal_actions[0])
+    return pb.BotMessage(answer=reply).SerializeToString()
+
+
+def padded(message: bytes, size: int) -> bytes:
+    """``message`` grown to about ``size`` bytes by an unknown field (number 15)."""
+    padding = b"x" * size
+    length = bytearray()
+    rest = len(padding)
+    while rest >= 0x80:
+        length.append(rest & 0x7F | 0x80)
+        rest >>= 7
+    length.append(rest)
+    return message + bytes([15 << 3 | 2]) + bytes(length) + padding
 
 
 if MODE == "exit_early":
@@ -84,9 +97,13 @@ if MODE == "exit_early":
 elif MODE == "never_connect":
     time.sleep(3600)
 elif MODE == "malformed":
-    raw_stream(b"\xff\xff\xff\xff not a protobuf")
+    raw_stream(lambda request: b"\xff\xff\xff\xff not a protobuf")
 elif MODE == "wrong_id":
-    raw_stream(None, id_offset=100)
+    raw_stream(lambda request: answer(request, request.request_id + 100))
+elif MODE == "stale":  # answers the first request, then always the one before
+    raw_stream(lambda request: answer(request, max(1, request.request_id - 1)))
+elif MODE == "oversized":  # a legal answer, padded to 5 MiB
+    raw_stream(lambda request: padded(answer(request, request.request_id), 5 << 20))
 elif MODE == "ignore_shutdown":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     run(RandomBot())

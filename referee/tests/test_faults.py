@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
 
+from pitch_referee.connection import MAX_MESSAGE_BYTES, BotConnection
+from pitch_referee.errors import BotProtocolError, BotTimeoutError
 from pitch_referee.game_loop import FaultPolicy, TimeControl
+from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.record import replay
 
 from .conftest import assert_nothing_left, play_games
@@ -26,6 +30,8 @@ def faults_of(run, seat=1):
         ("illegal", 1, "illegal_action"),
         ("malformed", 1, "malformed"),
         ("wrong_id", 1, "wrong_request"),
+        ("stale", 1, "stale_answer"),
+        ("oversized", 1, "oversized"),
         ("exit_early", 1, "start_failed"),
     ],
 )
@@ -131,3 +137,39 @@ def test_crashed_bot_under_substitution_is_substituted_silently_for_the_rest_of_
         assert [fault["kind"] for fault in result.faults] == ["crashed"]
         assert result.record["result"]["termination"] != "forfeit"
     assert_nothing_left(run)
+
+
+def test_oversized_fault_names_the_limit(tmp_path, random_bot, misbehaving):
+    run = play_games(
+        tmp_path / "logs", [random_bot, misbehaving("oversized"), random_bot, random_bot]
+    )
+    (fault,) = faults_of(run)
+    assert fault["kind"] == "oversized"
+    assert f"over the limit of {MAX_MESSAGE_BYTES} bytes" in fault["detail"]
+
+
+def _answer(request_id: int) -> pb.BotMessage:
+    return pb.BotMessage(answer=pb.Answer(request_id=request_id, action=pb.Action(bid=0)))
+
+
+def test_late_answer_to_a_timed_out_request_is_ignored_but_a_repeated_one_is_stale():
+    async def main() -> list[str]:
+        connection = BotConnection("bot", "0")
+        seen = []
+        with pytest.raises(BotTimeoutError):
+            await connection.ask(pb.DecisionRequest(), 0.01)  # request 1 times out
+        second = asyncio.create_task(connection.ask(pb.DecisionRequest(), 5))
+        await asyncio.sleep(0)
+        connection.deliver(_answer(1))  # late: the bot could not know it was too late
+        connection.deliver(_answer(2))
+        seen.append(f"answered {(await second)[0].request_id}")
+        third = asyncio.create_task(connection.ask(pb.DecisionRequest(), 5))
+        await asyncio.sleep(0)
+        connection.deliver(_answer(1))  # the late answer came already: now it is stale
+        try:
+            await third
+        except BotProtocolError as error:
+            seen.append(error.kind)
+        return seen
+
+    assert asyncio.run(main()) == ["answered 2", "stale_answer"]
