@@ -244,7 +244,7 @@ async def _ask(
         time_reserve_ms=int(reserve),
         events=table.new_events_for(seat),
     )
-    answer, seconds = await bot.connection.ask(request, (time_control.limit_ms + reserve) / 1000)
+    answer, seconds = await bot.ask(request, (time_control.limit_ms + reserve) / 1000)
     ms = seconds * 1000
     table.reserves_ms[seat] = max(0.0, reserve - max(0.0, ms - time_control.limit_ms))
     if not answer.HasField("action"):
@@ -270,7 +270,9 @@ async def _record_fault(
     decision = recorder.state.decision()
     detail = str(error)
     if kind == "crashed" and bot.process is not None:
-        detail = f"the bot's process exited with status {bot.process.returncode}"
+        detail = (
+            bot.death_note() or f"the bot's process exited with status {bot.process.returncode}"
+        )
     fault = {
         "seat": seat,
         "kind": kind,

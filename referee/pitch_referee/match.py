@@ -32,6 +32,8 @@ from .game_loop import FaultPolicy, TimeControl
 from .manifest import BotManifest, load_manifest
 from .process import StartOptions
 from .referee import PlayerSlot, Referee, RefereeSettings
+from .sandbox import SandboxLimits, SandboxMode, SandboxUnavailableError
+from .sandbox import resolve as resolve_sandbox
 from .stats import Pentanomial, SprtParams, SprtResult, Trinomial, parse_sprt, sprt
 from .workers import die_with_parent, pin_to_core, usable_cores
 
@@ -80,6 +82,12 @@ class MatchSettings:
     start_timeout_s: float = 10.0
     affinity: bool = True
     """Pin each worker process, with its bots, to its own core (see ``affinity``)."""
+    sandbox: str = "auto"
+    """``on``, ``off`` or ``auto``: run the bots in the sandbox (``sandbox.SandboxMode``)."""
+    memory_mb: int = SandboxLimits.memory_mb
+    """Each sandboxed bot process's memory, its children included."""
+    max_processes: int = SandboxLimits.processes
+    """Each sandboxed bot's processes and threads."""
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -96,6 +104,12 @@ class MatchSettings:
             ) from None
         self.options()  # validates the rules
         self.sprt_params()
+        try:
+            SandboxMode(self.sandbox)
+        except ValueError:
+            raise MatchError(f"--sandbox {self.sandbox!r}: choose on, off or auto") from None
+        if self.memory_mb < 16 or self.max_processes < 4:
+            raise MatchError("--memory must be at least 16 MB and --max-processes at least 4")
 
     def options(self) -> RuleOptions:
         return RuleOptions.from_dict(self.rules)
@@ -103,11 +117,24 @@ class MatchSettings:
     def sprt_params(self) -> SprtParams | None:
         return parse_sprt(self.sprt) if self.sprt else None
 
-    def referee_settings(self) -> RefereeSettings:
+    def sandboxed(self, warn: Callable[[str], None]) -> bool:
+        """Whether this machine runs these bots in the sandbox (``warn`` if auto finds none).
+
+        Raises:
+            MatchError: the sandbox is on and the machine cannot provide it.
+        """
+        try:
+            return resolve_sandbox(SandboxMode(self.sandbox), warn)
+        except SandboxUnavailableError as error:
+            raise MatchError(f"{error}; or run trusted bots with --sandbox off") from None
+
+    def referee_settings(self, sandboxed: bool) -> RefereeSettings:
+        limits = SandboxLimits(memory_mb=self.memory_mb, processes=self.max_processes)
         return RefereeSettings(
             TimeControl(self.time_limit_ms, self.time_reserve_ms),
             FaultPolicy(self.fault_policy),
             StartOptions(self.start_timeout_s),
+            sandbox=limits if sandboxed else None,
         )
 
 
@@ -234,6 +261,9 @@ class GameOutcome:
     a_points: int
     b_points: int
     faults: int
+    a_cpu_ms: float | None = None
+    """CPU used by bot A's two processes in this game, where the sandbox measured it."""
+    b_cpu_ms: float | None = None
 
     @classmethod
     def from_record(cls, spec: GameSpec, record: dict[str, Any]) -> GameOutcome:
@@ -247,7 +277,18 @@ class GameOutcome:
             scores[spec.a_team],
             scores[1 - spec.a_team],
             len(record.get("faults", [])),
+            _team_cpu_ms(record, spec.a_team),
+            _team_cpu_ms(record, 1 - spec.a_team),
         )
+
+
+def _team_cpu_ms(record: dict[str, Any], team: int) -> float | None:
+    """The CPU of a team's two seats in a game (``None`` where it was not measured)."""
+    players = record.get("players", [])
+    spent = [player.get("cpu_ms") for player in players if player.get("seat", -1) % 2 == team]
+    if len(spent) != 2 or None in spent:
+        return None
+    return sum(spent)
 
 
 @dataclass(frozen=True)
@@ -336,6 +377,7 @@ def _summary(loaded: _Loaded, status: str) -> dict[str, Any]:
                 "b": sum(outcome.b_points for outcome in outcomes),
             },
             "faults": sum(outcome.faults for outcome in outcomes),
+            "cpu_s": _cpu_seconds(outcomes),
         },
         "stats": {
             "model": "pentanomial" if settings.duplicate else "trinomial",
@@ -359,6 +401,18 @@ def _summary(loaded: _Loaded, status: str) -> dict[str, Any]:
     }
     _write_json(folder.root / "summary.json", _finite(summary))
     return summary
+
+
+def _cpu_seconds(outcomes: list[GameOutcome]) -> dict[str, float] | None:
+    """Each bot's CPU over the games where it was measured (all of them, or none)."""
+    measured = [o for o in outcomes if o.a_cpu_ms is not None and o.b_cpu_ms is not None]
+    if not measured:
+        return None
+    return {
+        "a": round(sum(o.a_cpu_ms or 0.0 for o in measured) / 1000, 2),
+        "b": round(sum(o.b_cpu_ms or 0.0 for o in measured) / 1000, 2),
+        "games": len(measured),
+    }
 
 
 def _finite(data: Any) -> Any:
@@ -419,7 +473,7 @@ def _play_remaining(
     pairs: dict[int, list[GameSpec]] = {}  # in schedule order
     for spec in todo:
         pairs.setdefault(spec.pair, []).append(spec)
-    job = _Job(loaded.a, loaded.b, settings, root)
+    job = _Job(loaded.a, loaded.b, settings, root, settings.sandboxed(announce))
     stopped = False
     for outcome in _run_workers(job, list(pairs.values()), announce):
         outcomes.append(outcome)
@@ -438,6 +492,8 @@ class _Job:
     b: Entrant
     settings: MatchSettings
     root: Path
+    sandboxed: bool
+    """Resolved once for the match (``MatchSettings.sandboxed``), so every worker agrees."""
 
 
 def _run_workers(
@@ -550,7 +606,9 @@ async def _play_pairs(
     }
     log_dir = job.root / "logs" / f"worker-{worker}"
     settings = job.settings
-    async with Referee(log_dir, settings.referee_settings(), announce=announce) as referee:
+    async with Referee(
+        log_dir, settings.referee_settings(job.sandboxed), announce=announce
+    ) as referee:
         while (pair := next_pair()) is not None:
             for spec in pair:
                 if stopped():

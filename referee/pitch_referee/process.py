@@ -1,10 +1,11 @@
 """Bot processes: start one, wait for its hello, keep its log, and always clean up.
 
-A ``Launcher`` turns a manifest into a running OS process; ``LocalLauncher`` runs it
-directly in the bot's folder, in its own process group. (A sandboxing launcher can take
-its place without the rest of the referee noticing.) ``BotProcess`` owns one running
-bot: the process, its capped log file and its ``BotConnection``. ``close()`` is
-idempotent and escalates: ask to shut down, wait, SIGTERM the group, SIGKILL the group.
+A ``Launcher`` turns a manifest into a running OS process and the ``SeatControls`` that
+go with it; ``LocalLauncher`` runs it directly in the bot's folder, in its own process
+group, and ``sandbox.SandboxLauncher`` runs it in a sandbox. ``BotProcess`` owns one
+running bot: the process, its controls, its capped log file and its ``BotConnection``.
+``close()`` is idempotent and escalates: ask to shut down, wait, SIGTERM the group,
+SIGKILL everything the bot started.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,42 +23,105 @@ from typing import Protocol
 from pitch_sdk._proto import pitch_pb2 as pb
 
 from .connection import BotConnection, RefereeService
-from .errors import BotStartError
+from .errors import BotStartError, BotTerminatedError
 from .manifest import BotManifest
 
 LOG_CAP_BYTES = 10 * 1024 * 1024
 SHUTDOWN_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
 
+PASSED_THROUGH = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "PITCH_LOG_LEVEL")
+"""What a bot may inherit from the referee's environment: the locale and its log level.
+Everything else (a database password in ``PITCH_DB``, say) stays with the referee."""
+
+
+def bot_environment(env: Mapping[str, str], path: str, home: str, tmp: str) -> dict[str, str]:
+    """A bot's whole environment: ``env`` (address, token...) plus an allow-list."""
+    inherited = {key: os.environ[key] for key in PASSED_THROUGH if key in os.environ}
+    return {**inherited, "PATH": path, "HOME": home, "TMPDIR": tmp, **env}
+
+
+class SeatControls:
+    """What the referee can do to a running bot besides talking to it.
+
+    The base class is for a plain process: no pausing, no CPU bill, and the kill reaches
+    the bot's process group (which a bot can leave). The sandbox's controls reach
+    everything the bot started.
+    """
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    def pause(self) -> None:
+        """Between decisions: the bot gets no CPU."""
+
+    def resume(self) -> None:
+        """Before a request: the bot may run."""
+
+    def cpu_seconds(self) -> float | None:
+        """CPU used so far by the bot and its children (``None``: not measured)."""
+        return None
+
+    def death_note(self) -> str | None:
+        """Why the bot died, when the referee's side knows (e.g. over its memory limit)."""
+        return None
+
+    def kill_all(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+    def release(self) -> None:
+        """Free what was held for the bot, once it is dead."""
+
+
+@dataclass
+class Launched:
+    process: asyncio.subprocess.Process
+    controls: SeatControls
+
 
 class Launcher(Protocol):
-    """Starts a bot's process; the seam where a sandbox plugs in."""
+    """Starts a bot's process; the seam where the sandbox plugs in."""
 
-    async def launch(
-        self, manifest: BotManifest, env: Mapping[str, str]
-    ) -> asyncio.subprocess.Process: ...
+    async def launch(self, manifest: BotManifest, env: Mapping[str, str]) -> Launched: ...
+
+
+async def spawn(
+    manifest: BotManifest,
+    argv: list[str],
+    cwd: Path | None,
+    env: Mapping[str, str] | None = None,
+) -> asyncio.subprocess.Process:
+    """Start ``argv`` with its output on a pipe, in a new session.
+
+    Raises:
+        BotStartError: the command cannot be run.
+    """
+    try:
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise BotStartError(
+            f"{manifest.name}: cannot run {' '.join(manifest.command)!r}: {error.strerror}"
+        ) from None
 
 
 class LocalLauncher:
-    """Runs the bot's command directly, in its folder, in a new process group."""
+    """Runs the bot's command directly, in its folder, in a new process group: for bots
+    the user trusts (no limits, the user's files and network)."""
 
-    async def launch(
-        self, manifest: BotManifest, env: Mapping[str, str]
-    ) -> asyncio.subprocess.Process:
-        try:
-            return await asyncio.create_subprocess_exec(
-                *manifest.argv(),
-                cwd=manifest.folder,
-                env={**os.environ, **env},
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as error:
-            raise BotStartError(
-                f"{manifest.name}: cannot run {' '.join(manifest.command)!r}: {error.strerror}"
-            ) from None
+    async def launch(self, manifest: BotManifest, env: Mapping[str, str]) -> Launched:
+        home = os.environ.get("HOME", str(manifest.folder))
+        full = bot_environment(env, os.environ.get("PATH", os.defpath), home, tempfile.gettempdir())
+        process = await spawn(manifest, manifest.argv(), manifest.folder, full)
+        return Launched(process, SeatControls(process))
 
 
 @dataclass
@@ -74,6 +139,7 @@ class BotProcess:
         self.log_path = log_path
         self.connection: BotConnection | None = None
         self.process: asyncio.subprocess.Process | None = None
+        self.controls: SeatControls | None = None
         self._log_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
         self._closed = False
@@ -100,11 +166,13 @@ class BotProcess:
         token, hello = service.expect()
         try:
             env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
-            bot.process = await launcher.launch(manifest, env)
+            launched = await launcher.launch(manifest, env)
+            bot.process, bot.controls = launched.process, launched.controls
             bot._log_task = asyncio.create_task(
                 _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes)
             )
             bot.connection = await bot._await_hello(hello, options.start_timeout_s)
+            bot.controls.pause()
         except BaseException:
             service.forget(token)
             await bot.close()
@@ -178,11 +246,40 @@ class BotProcess:
         if self.connection is not None:
             self.connection.send(message)
 
+    async def ask(self, request: pb.DecisionRequest, timeout_s: float) -> tuple[pb.Answer, float]:
+        """``BotConnection.ask``, with the bot running only while it is asked.
+
+        Raises:
+            BotError: as ``BotConnection.ask``.
+        """
+        if self.connection is None:
+            raise BotTerminatedError("the bot is not connected")
+        if self.controls is not None:
+            self.controls.resume()
+        try:
+            return await self.connection.ask(request, timeout_s)
+        finally:
+            if self.controls is not None:
+                self.controls.pause()
+
+    def cpu_seconds(self) -> float | None:
+        """CPU used so far by the bot and everything it started, where it is measured."""
+        return self.controls.cpu_seconds() if self.controls is not None else None
+
+    def death_note(self) -> str | None:
+        """Why the process died, when the referee knows more than its exit status."""
+        return self.controls.death_note() if self.controls is not None else None
+
     async def close(self, reason: str = "the match is over") -> None:
-        """Stop the bot: ask, wait, then TERM and KILL its process group. Idempotent."""
+        """Stop the bot: ask, wait, TERM its process group, then KILL everything it started.
+
+        Idempotent.
+        """
         if self._closed:
             return
         self._closed = True
+        if self.controls is not None:
+            self.controls.resume()  # a frozen bot could neither read the shutdown nor die
         if self.connection is not None:
             self.connection.send(pb.RefereeMessage(shutdown=pb.Shutdown(reason=reason)))
         process = self.process
@@ -196,8 +293,9 @@ class BotProcess:
             if not await _exited(process, TERM_GRACE_S):
                 _signal_group(process.pid, signal.SIGKILL)
                 await process.wait()
-        if process is not None:
-            _signal_group(process.pid, signal.SIGKILL)  # whatever the bot left behind
+        if self.controls is not None:
+            self.controls.kill_all()  # whatever the bot left behind
+            self.controls.release()
         if self.connection is not None:
             self.connection.lost("closed by the referee")
         if self._watch_task is not None:

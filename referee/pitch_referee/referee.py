@@ -10,6 +10,7 @@ temporary file behind, whatever the bots did.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -24,6 +25,7 @@ from .errors import BotStartError
 from .game_loop import FaultPolicy, GameResult, TimeControl, play_game
 from .manifest import BotManifest
 from .process import BotProcess, Launcher, LocalLauncher, StartOptions
+from .sandbox import SandboxLauncher, SandboxLimits
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,11 @@ class RefereeSettings:
     start: StartOptions = field(default_factory=StartOptions)
     tcp: bool = False
     """Serve on 127.0.0.1 (any free port) instead of a private Unix socket."""
+    sandbox: SandboxLimits | None = None
+    """Run every bot in the sandbox with these limits; ``None``: as plain processes."""
+
+    def launcher(self) -> Launcher:
+        return SandboxLauncher(self.sandbox) if self.sandbox else LocalLauncher()
 
 
 class Referee:
@@ -59,7 +66,7 @@ class Referee:
     ) -> None:
         self.log_dir = Path(log_dir)
         self.settings = settings or RefereeSettings()
-        self.launcher = launcher or LocalLauncher()
+        self.launcher = launcher or self.settings.launcher()
         self.announce = announce
         self.address = ""
         self._bots: dict[str, BotProcess] = {}
@@ -70,9 +77,12 @@ class Referee:
     async def __aenter__(self) -> Referee:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._private_dir = tempfile.mkdtemp(prefix="pitch-referee-")  # mode 0700
-        address = "127.0.0.1:0" if self.settings.tcp else f"unix:{self._private_dir}/referee.sock"
+        socket = f"{self._private_dir}/referee.sock"
+        address = "127.0.0.1:0" if self.settings.tcp else f"unix:{socket}"
         try:
             self._server, self._service, self.address = await start_server(address)
+            if not self.settings.tcp:  # the private folder keeps others out; a sandboxed
+                os.chmod(socket, 0o666)  # bot runs as another user and must connect
         except BaseException:
             shutil.rmtree(self._private_dir, ignore_errors=True)
             raise
@@ -134,6 +144,7 @@ class Referee:
         if len({slot.key for slot in seats}) != 4:
             raise ValueError("each seat needs its own process (partners never share one)")
         bots = await asyncio.gather(*(self.bot(seats[seat]) for seat in SEATS))  # start in parallel
+        cpu_before = [bot.cpu_seconds() for bot in bots]
         result = await play_game(
             bots,
             game_id=game_id,
@@ -143,6 +154,7 @@ class Referee:
             time_control=self.settings.time_control,
             fault_policy=self.settings.fault_policy,
         )
+        _bill_cpu(result, bots, cpu_before)
         for seat in result.needs_restart | {s for s in SEATS if bots[s].start_error}:
             await self._retire(seats[seat].key)
         return result
@@ -152,3 +164,12 @@ class Referee:
         bot = self._bots.pop(key, None)
         if bot is not None:
             await bot.close("restarting after a fault")
+
+
+def _bill_cpu(result: GameResult, bots: Sequence[BotProcess], before: list[float | None]) -> None:
+    """Write each seat's CPU time in this game (its bot and all its processes) into the
+    record, where the sandbox measures it."""
+    for seat, bot in enumerate(bots):
+        start, end = before[seat], bot.cpu_seconds()
+        if start is not None and end is not None:
+            result.record["players"][seat]["cpu_ms"] = round((end - start) * 1000, 1)

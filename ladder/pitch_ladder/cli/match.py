@@ -17,6 +17,7 @@ from pitch_referee.match import (
     resume_match,
     run_match,
 )
+from pitch_referee.sandbox import SandboxLimits
 from pitch_referee.workers import usable_cores
 from pitch_sdk.options import RuleOptions
 
@@ -63,6 +64,19 @@ def match(
     resume: Annotated[
         Path | None, typer.Option(help="Finish the interrupted match in this folder.")
     ] = None,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="Run the bots in the sandbox: on, off (bots you trust) or auto "
+            "(on where the machine can)."
+        ),
+    ] = "auto",
+    memory: Annotated[
+        int, typer.Option(help="Memory per sandboxed bot, MB (all its processes).")
+    ] = SandboxLimits.memory_mb,
+    max_processes: Annotated[
+        int, typer.Option(help="Processes and threads per sandboxed bot.")
+    ] = SandboxLimits.processes,
 ) -> None:
     """Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT."""
     if resume is not None:
@@ -83,6 +97,9 @@ def match(
         fault_policy=fault_policy,
         rules=RuleOptions().with_text(rule).to_dict(),
         sprt=sprt,
+        sandbox=sandbox,
+        memory_mb=memory,
+        max_processes=max_processes,
     )
     root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
     console.print(f"match {a.name} vs {b.name} -> {root}")
@@ -142,6 +159,12 @@ def _print_result(summary: dict[str, Any], root: Path) -> None:
         f"  {a['name']}: {wins} won, {losses} lost, {draws} drawn; points "
         f"{result['points']['a']} to {result['points']['b']}; faults {result['faults']}"
     )
+    if result.get("cpu_s"):
+        cpu = result["cpu_s"]
+        console.print(
+            f"  CPU (measured by the sandbox): {a['name']} {cpu['a']:.2f} s, "
+            f"{b['name']} {cpu['b']:.2f} s, over {cpu['games']} games"
+        )
     interval = stats["elo_interval"]
     if interval:
         shown = f"[{_elo(interval[0])}, {_elo(interval[1])}] (95%, "
