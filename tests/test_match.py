@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from pitch_ladder.cli import app
 from pitch_referee.match import Entrant, MatchSettings, run_match, schedule
+from pitch_referee.seeds import bot_seed
 from pitch_sdk.record import load_record, replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +35,7 @@ def test_duplicate_schedule_pairs_games_with_the_same_seed_dealer_and_swapped_te
 
 
 def test_non_duplicate_schedule_gives_every_game_its_own_deal():
-    specs = schedule(MatchSettings(games=5, duplicate=False))
+    specs = schedule(MatchSettings(games=5, seed=2, duplicate=False))
     assert len(specs) == 5 and len({spec.seed for spec in specs}) == 5
 
 
@@ -240,3 +241,105 @@ def test_match_killed_with_sigkill_resumes_to_the_same_result_without_duplicates
     assert all(after[name] == data for name, data in before.items())  # finished games kept
     assert len(after) == 16
     assert _results(cut) == _results(whole)
+
+
+def _match_cli(out: Path, *options: str) -> str:
+    """Run a quick `pitch match` (greedy against random) and return what it printed."""
+    result = CliRunner().invoke(
+        app,
+        ["match", str(GREEDY), str(RANDOM), "--games", "2", "--concurrency", "1",
+         "--rule", "hand_cap=2", "--out", str(out), *options],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _seed_of(out: Path) -> int:
+    return json.loads((out / "match.json").read_text())["settings"]["seed"]
+
+
+def _moves(record: dict) -> list:
+    return [(hand["deck"], [d["action"] for d in hand["decisions"]]) for hand in record["hands"]]
+
+
+def test_match_without_a_seed_draws_a_fresh_one_prints_and_records_it_and_resume_keeps_it(
+    tmp_path,
+):
+    first, second = tmp_path / "first", tmp_path / "second"
+    printed = _match_cli(first)
+    seed = _seed_of(first)
+    assert f"seed {seed} (replay with --seed {seed})" in printed
+    _match_cli(second)
+    assert _seed_of(second) != seed  # fresh each time: 63 random bits
+
+    record_path = first / "games" / "pair-00000-b.json"
+    played = load_record(record_path)
+    record_path.unlink()
+    result = CliRunner().invoke(app, ["match", "--resume", str(first)])
+    assert result.exit_code == 0, result.output
+    assert _seed_of(first) == seed
+    replayed = load_record(record_path)  # the same deals, and the same seeded random bot
+    assert replayed["seed"] == played["seed"] and _moves(replayed) == _moves(played)
+
+
+CHEATING_BOT = """
+import random, sys
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.deck import deck_for
+from pitch_sdk.rules import GameState
+from pitch_sdk.run import run
+
+class Remembering(random.Random):
+    def seed(self, a=None, version=2):
+        self.last_seed = a  # the SDK reseeds with GameStart.seed
+        super().seed(a, version)
+
+def guesses(seed):
+    # the seed, and each prefix cut at ':' or '.' (where a game seed used to end)
+    cuts = [seed[:i] for i, char in enumerate(seed) if char in ":."]
+    return [seed, *cuts, int(seed, 16) if seed.isalnum() else seed]
+
+class Cheat(RandomBot):
+    name = "cheat"
+
+    def __init__(self):
+        super().__init__()
+        self.rng = Remembering()
+
+    def on_game_start(self, seat, info):
+        self.game = info["game_id"]
+
+    def bid(self, view, legal):  # while bidding, the hand is the nine cards dealt
+        seed = self.rng.last_seed
+        dealt = []
+        for guess in guesses(seed):
+            state = GameState(first_dealer=view.dealer)
+            state.deal(deck_for(guess, view.hand_number))
+            dealt.append(state.hands[view.seat])
+        # with the deck, every hand at the table would be known: perfect play
+        verdict = "cracked" if view.hand in dealt else "deck unknown"
+        print(f"{self.game} seat {view.seat} seed {seed} verdict: {verdict}", file=sys.stderr)
+        return super().bid(view, legal)
+
+raise SystemExit(run(Cheat()))
+"""
+
+
+def test_a_bot_cannot_work_out_the_deals_from_its_game_start_seed(tmp_path):
+    cheat = _python_bot(tmp_path / "cheat", "cheat", CHEATING_BOT)
+    settings = MatchSettings(games=2, seed=424242, rules={"hand_cap": 3}, concurrency=1)
+    root = tmp_path / "m"
+    run_match(cheat, Entrant.from_argument(str(RANDOM)), settings, root, announce=lambda _: None)
+    verdicts = [
+        line.split()
+        for log in (root / "logs").glob("*/*-cheat.log")
+        for line in log.read_text().splitlines()
+        if "verdict:" in line
+    ]
+    assert {verdict[0] for verdict in verdicts} == {"pair-00000-a", "pair-00000-b"}
+    for game_id, _, seat, _, seed, _, *verdict in verdicts:
+        assert verdict == ["deck", "unknown"]
+        game_seed = load_record(root / "games" / f"{game_id}.json")["seed"]
+        assert seed not in (game_seed, f"{game_seed}:{seat}")
+        assert seed == bot_seed("424242", game_id, game_seed, int(seat))  # replays
+        assert seed != bot_seed("424243", game_id, game_seed, int(seat))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import random
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from .errors import (
     BotTimeoutError,
 )
 from .process import BotProcess
+from .seeds import bot_seed
 
 
 class FaultPolicy(enum.Enum):
@@ -119,8 +121,14 @@ async def play_game(
     first_dealer: Seat = 0,
     time_control: TimeControl = TimeControl(),
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT,
+    secret: bytes | str | None = None,
 ) -> GameResult:
-    """Play one game; ``bots[seat]`` plays ``seat``. Never raises for a bot's misdeeds."""
+    """Play one game; ``bots[seat]`` plays ``seat``. Never raises for a bot's misdeeds.
+
+    The bots' seeds are derived from ``secret`` (see ``seeds.bot_seed``): the same secret
+    gives seeded bots the same seeds again; without one, a fresh secret is drawn and
+    the bots' seeds do not replay.
+    """
     players = [
         {"seat": seat, "name": bots[seat].name, "version": _version(bots[seat])}
         | ({"log": str(bots[seat].log_path)} if bots[seat].log_path else {})
@@ -132,7 +140,8 @@ async def play_game(
     result = GameResult(recorder.record())
     substitutes = random.Random(f"substitute:{seed}")
     gone: set[Seat] = set()  # seats whose bot cannot play on in this game
-    _announce_start(bots, game_id, recorder, first_dealer, time_control)
+    secret = secrets.token_bytes(32) if secret is None else secret
+    _announce_start(bots, game_id, recorder, first_dealer, time_control, secret)
     for seat in SEATS:
         if bots[seat].start_error is not None and not state.is_over():
             await _record_fault(result, recorder, seat, bots[seat].start_error, bots[seat], None)
@@ -188,6 +197,7 @@ def _announce_start(
     recorder: GameRecorder,
     first_dealer: Seat,
     time_control: TimeControl,
+    secret: bytes | str,
 ) -> None:
     players = [
         pb.Player(seat=seat, name=bots[seat].name, version=_version(bots[seat])) for seat in SEATS
@@ -201,7 +211,7 @@ def _announce_start(
             first_dealer=first_dealer,
             time_limit_ms=time_control.limit_ms,
             time_reserve_ms=time_control.reserve_ms,
-            seed=f"{recorder.seed}:{seat}",
+            seed=bot_seed(secret, game_id, recorder.seed, seat),
         )
         bots[seat].send(pb.RefereeMessage(game_start=start))
 

@@ -9,6 +9,10 @@ finished game under ``games/`` (written atomically), bot logs under ``logs/``, a
 ``summary.json``, which is always recomputed from the records. A match killed at any
 moment resumes by playing exactly the games that have no record yet; seeded bots make
 the resumed match end exactly as an uninterrupted one would.
+
+The match seed gives every deal, and is the secret the bots' own seeds are derived from
+(``seeds.bot_seed``), so that one seed replays a whole match. A bot that knows it can
+work out the deals: a match given no seed draws a fresh one, kept in ``match.json``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 import multiprocessing
 import os
 import queue
+import secrets
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
@@ -70,7 +75,8 @@ class Entrant:
 class MatchSettings:
     games: int = 100
     """Games to play; with duplicate deals, rounded up to whole pairs."""
-    seed: int = 1
+    seed: int | None = None
+    """The deals, and the secret of the bots' seeds; ``None``: a fresh one (``seeded``)."""
     duplicate: bool = True
     concurrency: int = 1
     time_limit_ms: int = 1000
@@ -110,6 +116,10 @@ class MatchSettings:
             raise MatchError(f"--sandbox {self.sandbox!r}: choose on, off or auto") from None
         if self.memory_mb < 16 or self.max_processes < 4:
             raise MatchError("--memory must be at least 16 MB and --max-processes at least 4")
+
+    def seeded(self) -> MatchSettings:
+        """These settings with a seed: their own, or a fresh random one (63 bits)."""
+        return self if self.seed is not None else replace(self, seed=secrets.randbits(63))
 
     def options(self) -> RuleOptions:
         return RuleOptions.from_dict(self.rules)
@@ -159,6 +169,8 @@ class GameSpec:
 
 def schedule(settings: MatchSettings) -> list[GameSpec]:
     """Every game of the match, in order. Duplicate pairs share a seed and first dealer."""
+    if settings.seed is None:
+        raise MatchError("a match without a seed has no schedule yet: use settings.seeded()")
     if settings.duplicate:
         pairs = (settings.games + 1) // 2
         return [
@@ -440,9 +452,13 @@ def run_match(
     progress: ProgressCallback | None = None,
     announce: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Play a new match into ``root`` (which must not hold one) and return its summary."""
+    """Play a new match into ``root`` (which must not hold one) and return its summary.
+
+    Settings without a seed get a fresh one, written into ``match.json``.
+    """
     if (root / "match.json").exists():
         raise MatchError(f"{root} already holds a match: resume it with --resume {root}")
+    settings = settings.seeded()
     if a.manifest is None or b.manifest is None:
         settings = replace(settings, concurrency=1)  # bots by hand join one referee
     MatchFolder(root).write_header(a, b, settings)
@@ -619,6 +635,7 @@ async def _play_pairs(
                     seed=spec.seed,
                     options=settings.options(),
                     first_dealer=spec.first_dealer,
+                    secret=str(settings.seed),
                 )
                 write_record(result.record, folder.record_path(spec))
                 report(GameOutcome.from_record(spec, result.record))

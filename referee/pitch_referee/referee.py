@@ -139,8 +139,12 @@ class Referee:
         seed: int | str,
         options: RuleOptions | None = None,
         first_dealer: Seat = 0,
+        secret: bytes | str | None = None,
     ) -> GameResult:
-        """Play one game with ``seats[seat]`` in each seat; never raises for bot faults."""
+        """Play one game with ``seats[seat]`` in each seat; never raises for bot faults.
+
+        ``secret`` keys the bots' seeds (``game_loop.play_game``).
+        """
         if len({slot.key for slot in seats}) != 4:
             raise ValueError("each seat needs its own process (partners never share one)")
         bots = await asyncio.gather(*(self.bot(seats[seat]) for seat in SEATS))  # start in parallel
@@ -153,6 +157,7 @@ class Referee:
             first_dealer=first_dealer,
             time_control=self.settings.time_control,
             fault_policy=self.settings.fault_policy,
+            secret=secret,
         )
         _bill_cpu(result, bots, cpu_before)
         for seat in result.needs_restart | {s for s in SEATS if bots[s].start_error}:

@@ -34,8 +34,13 @@ def match(
     bot_b: Annotated[str | None, typer.Argument(help="Bot B, the same way.")] = None,
     games: Annotated[int, typer.Option(help="Games to play (duplicate: whole pairs).")] = 100,
     seed: Annotated[
-        int, typer.Option(help="Seed of the deals; the same seed replays the match.")
-    ] = 1,
+        int | None,
+        typer.Option(
+            help="Seed of the deals; the same seed replays the match. Default: a fresh "
+            "random one, printed, that no bot can guess. A small seed of your own is for "
+            "reproducing your tests: a bot that knows it can work out the deals."
+        ),
+    ] = None,
     duplicate: Annotated[
         bool, typer.Option(help="Play every deal twice with the teams swapped.")
     ] = True,
@@ -100,9 +105,10 @@ def match(
         sandbox=sandbox,
         memory_mb=memory,
         max_processes=max_processes,
-    )
+    ).seeded()
     root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
     console.print(f"match {a.name} vs {b.name} -> {root}")
+    console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
     summary = _with_progress(lambda progress: run_match(a, b, settings, root, progress))
     _print_result(summary, root)
 
