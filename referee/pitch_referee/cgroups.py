@@ -11,11 +11,15 @@ bot" that a bot cannot escape. Through it the referee:
 - reads the CPU time the bot and its children used;
 - kills every process in it when the seat is done.
 
-Both kernel interfaces are supported: cgroup v2 (one unified hierarchy, where memory and
-pids must be enabled for the referee's subtree) and v1 (a hierarchy per controller: memory,
-pids, freezer, cpuacct). ``CgroupFactory.detect()`` picks the one this machine can give
-the referee, or returns ``None`` (e.g. for an unprivileged user on a v1 machine); the
-sandbox then falls back to rlimits, without pausing or CPU accounting.
+Both kernel interfaces are supported, and the mix of the two that many machines have:
+cgroup v2 (one unified hierarchy) and v1 (a hierarchy per controller). Memory and pids
+come from whichever hierarchy offers them to the referee. Pausing uses v2's
+``cgroup.freeze`` where the unified hierarchy is mounted (a frozen v2 process still dies
+of SIGKILL); without it, SIGSTOP and SIGCONT to every process of the group. The v1
+freezer is never used: a frozen v1 process cannot die, so a referee killed while its
+bots were frozen would leave them frozen for ever. ``detect()`` returns ``None`` where
+the referee cannot create groups (e.g. an unprivileged user without a delegated
+subtree); the sandbox then falls back to rlimits, without pausing or CPU accounting.
 """
 
 from __future__ import annotations
@@ -28,9 +32,8 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-_V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
+_V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 
 
 @dataclass(frozen=True)
@@ -39,47 +42,22 @@ class CgroupLimits:
     processes: int
 
 
-class Cgroup(Protocol):
-    """One bot's control group."""
-
-    def procs_files(self) -> list[Path]:
-        """The files a process writes its pid to, to join the group (all hierarchies)."""
-        ...
-
-    def freeze(self) -> None: ...
-
-    def thaw(self) -> None: ...
-
-    def cpu_seconds(self) -> float:
-        """CPU time used by every process that ever ran in the group."""
-        ...
-
-    def out_of_memory(self) -> bool:
-        """Whether the kernel's OOM killer has killed a process of the group."""
-        ...
-
-    def kill_all(self) -> None:
-        """SIGKILL every process in the group, frozen or not."""
-        ...
-
-    def remove(self) -> None:
-        """Kill what is left and delete the group. Idempotent."""
-        ...
-
-
-class CgroupFactory(Protocol):
-    version: int
-
-    def create(self, limits: CgroupLimits) -> Cgroup: ...
-
-
 def detect() -> CgroupFactory | None:
-    """The cgroup interface the referee can use here, or ``None``."""
+    """The groups the referee can create here, or ``None``."""
     mounts = _cgroup_mounts()
-    for factory in (_V2Factory.find(mounts), _V1Factory.find(mounts)):
-        if factory is not None:
-            return factory
-    return None
+    unified = _unified_parent(mounts)
+    v2_controllers = _enable_v2_controllers(unified) if unified else set()
+    v1 = {
+        controller: parent
+        for controller in _V1_CONTROLLERS
+        if controller not in v2_controllers
+        and (parent := _v1_parent(mounts, controller)) is not None
+    }
+    if not {"memory", "pids"} <= v2_controllers | set(v1):
+        return None
+    for parent in {*v1.values(), *([unified] if unified else [])}:
+        _sweep(parent)
+    return CgroupFactory(v1, unified, v2_controllers)
 
 
 # --- shared helpers -------------------------------------------------------------------
@@ -127,14 +105,6 @@ def _sweep(parent: Path) -> None:
                     entry.rmdir()
 
 
-def _kill_each(procs: Iterable[Path]) -> None:
-    for procs_file in procs:
-        with contextlib.suppress(OSError):
-            for pid in procs_file.read_text().split():
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(int(pid), signal.SIGKILL)
-
-
 def _remove_dirs(paths: Iterable[Path]) -> None:
     """rmdir, retrying while the killed processes are still being reaped."""
     deadline = time.monotonic() + 2.0
@@ -161,167 +131,179 @@ def _usable(directory: Path) -> bool:
     return True
 
 
-# --- cgroup v2 ------------------------------------------------------------------------
+# --- where the groups go ---------------------------------------------------------------
 
 
-class _V2Factory:
-    version = 2
-
-    def __init__(self, parent: Path) -> None:
-        self.parent = parent
-
-    @classmethod
-    def find(cls, mounts: list[tuple[str, Path, set[str]]]) -> _V2Factory | None:
-        """Our own v2 group, if memory and pids can be enabled for groups under it."""
-        for kind, mount, _ in mounts:
-            if kind != "cgroup2":
-                continue
+def _unified_parent(mounts: list[tuple[str, Path, set[str]]]) -> Path | None:
+    """Our own group in the v2 hierarchy, if we may create groups under it."""
+    for kind, mount, _ in mounts:
+        if kind == "cgroup2":
             try:
                 parent = mount / _own_path(None)
-                available = set((parent / "cgroup.controllers").read_text().split())
             except OSError:
                 return None
-            if not {"memory", "pids"} <= available or not _usable(parent):
-                return None
-            try:
-                _write(parent / "cgroup.subtree_control", "+memory +pids +cpu")
-            except OSError:  # our group holds processes: v2 allows controllers only below
-                return None  # leaves, and moving the referee itself is not ours to do
-            _sweep(parent)
-            return cls(parent)
-        return None
-
-    def create(self, limits: CgroupLimits) -> Cgroup:
-        path = self.parent / _new_name()
-        path.mkdir()
-        _write(path / "memory.max", str(limits.memory_bytes))
-        with contextlib.suppress(OSError):  # no swap configured: the file may be missing
-            _write(path / "memory.swap.max", "0")
-        _write(path / "pids.max", str(limits.processes))
-        return _V2Cgroup(path)
+            return parent if _usable(parent) else None
+    return None
 
 
-class _V2Cgroup:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def procs_files(self) -> list[Path]:
-        return [self.path / "cgroup.procs"]
-
-    def freeze(self) -> None:
-        _write(self.path / "cgroup.freeze", "1")
-
-    def thaw(self) -> None:
-        _write(self.path / "cgroup.freeze", "0")
-
-    def cpu_seconds(self) -> float:
-        for line in (self.path / "cpu.stat").read_text().splitlines():
-            key, value = line.split()
-            if key == "usage_usec":
-                return int(value) / 1e6
-        return 0.0
-
-    def out_of_memory(self) -> bool:
-        with contextlib.suppress(OSError):
-            for line in (self.path / "memory.events").read_text().splitlines():
-                key, value = line.split()
-                if key == "oom_kill":
-                    return int(value) > 0
-        return False
-
-    def kill_all(self) -> None:
+def _enable_v2_controllers(parent: Path) -> set[str]:
+    """Enable memory, pids and cpu for the groups under ``parent``; those that took."""
+    try:
+        available = set((parent / "cgroup.controllers").read_text().split())
+    except OSError:
+        return set()
+    wanted = available & {"memory", "pids", "cpu"}
+    if wanted:
         try:
-            _write(self.path / "cgroup.kill", "1")
-        except OSError:  # before Linux 5.14
-            self.freeze()
-            _kill_each(self.procs_files())
-            self.thaw()
-
-    def remove(self) -> None:
-        if self.path.exists():
-            self.kill_all()
-            _remove_dirs([self.path])
+            _write(parent / "cgroup.subtree_control", " ".join(f"+{c}" for c in sorted(wanted)))
+        except OSError:  # our group holds processes: v2 allows controllers only below
+            return set()  # leaves, and moving the referee itself is not ours to do
+    return wanted
 
 
-# --- cgroup v1 ------------------------------------------------------------------------
+def _v1_parent(mounts: list[tuple[str, Path, set[str]]], controller: str) -> Path | None:
+    mount = next((m for kind, m, opts in mounts if kind == "cgroup" and controller in opts), None)
+    if mount is None:
+        return None
+    try:
+        parent = mount / _own_path(controller)
+    except OSError:
+        return None
+    return parent if _usable(parent) else None
 
 
-class _V1Factory:
-    version = 1
+# --- one bot's groups -------------------------------------------------------------------
 
-    def __init__(self, parents: dict[str, Path]) -> None:
-        self.parents = parents
 
-    @classmethod
-    def find(cls, mounts: list[tuple[str, Path, set[str]]]) -> _V1Factory | None:
-        """Our own group in each of the four v1 hierarchies, if we may create groups there."""
-        parents = {}
-        for controller in _V1_CONTROLLERS:
-            mount = next(
-                (m for kind, m, opts in mounts if kind == "cgroup" and controller in opts), None
-            )
-            if mount is None:
-                return None
-            try:
-                parents[controller] = mount / _own_path(controller)
-            except OSError:
-                return None
-            if not _usable(parents[controller]):
-                return None
-        for parent in set(parents.values()):
-            _sweep(parent)
-        return cls(parents)
+class CgroupFactory:
+    """Creates a bot's groups: in the v1 hierarchies, the v2 one, or both."""
+
+    def __init__(self, v1: dict[str, Path], unified: Path | None, v2_controllers: set[str]):
+        self.v1 = v1
+        self.unified = unified
+        self.v2_controllers = v2_controllers
+
+    @property
+    def description(self) -> str:
+        parts = [f"v1 {', '.join(sorted(self.v1))}"] if self.v1 else []
+        if self.unified is not None:
+            parts.append(f"v2 {', '.join(sorted(self.v2_controllers)) or 'freeze'}")
+        return " + ".join(parts)
 
     def create(self, limits: CgroupLimits) -> Cgroup:
         name = _new_name()
-        paths = {controller: parent / name for controller, parent in self.parents.items()}
-        group = _V1Cgroup(paths)
+        group = Cgroup(
+            {controller: parent / name for controller, parent in self.v1.items()},
+            self.unified / name if self.unified else None,
+        )
         try:
-            for path in paths.values():
-                path.mkdir(exist_ok=True)  # controllers mounted together share a folder
-            _write(paths["memory"] / "memory.limit_in_bytes", str(limits.memory_bytes))
-            with contextlib.suppress(OSError):  # present only with swap accounting
-                _write(paths["memory"] / "memory.memsw.limit_in_bytes", str(limits.memory_bytes))
-            _write(paths["pids"] / "pids.max", str(limits.processes))
+            for path in group.folders():
+                path.mkdir(exist_ok=True)  # v1 controllers mounted together share a folder
+            self._limit(group, "memory", limits.memory_bytes)
+            self._limit(group, "pids", limits.processes)
         except BaseException:
             group.remove()
             raise
         return group
 
+    def _limit(self, group: Cgroup, controller: str, value: int) -> None:
+        if controller in self.v2_controllers and group.v2 is not None:
+            file = {"memory": "memory.max", "pids": "pids.max"}[controller]
+            _write(group.v2 / file, str(value))
+            if controller == "memory":
+                with contextlib.suppress(OSError):  # no swap: the file may be missing
+                    _write(group.v2 / "memory.swap.max", "0")
+            return
+        folder = group.v1[controller]
+        if controller == "pids":
+            _write(folder / "pids.max", str(value))
+            return
+        _write(folder / "memory.limit_in_bytes", str(value))
+        with contextlib.suppress(OSError):  # present only with swap accounting
+            _write(folder / "memory.memsw.limit_in_bytes", str(value))
 
-class _V1Cgroup:
-    def __init__(self, paths: dict[str, Path]) -> None:
-        self.paths = paths
+
+class Cgroup:
+    """One bot's control group (a folder per hierarchy it lives in)."""
+
+    def __init__(self, v1: dict[str, Path], v2: Path | None) -> None:
+        self.v1 = v1
+        self.v2 = v2
+
+    def folders(self) -> list[Path]:
+        return list(dict.fromkeys([*self.v1.values(), *([self.v2] if self.v2 else [])]))
 
     def procs_files(self) -> list[Path]:
-        return [path / "cgroup.procs" for path in dict.fromkeys(self.paths.values())]
+        """The files a process writes its pid to, to join the group in every hierarchy."""
+        return [folder / "cgroup.procs" for folder in self.folders()]
 
     def freeze(self) -> None:
-        _write(self.paths["freezer"] / "freezer.state", "FROZEN")
+        """Between decisions: no process of the group runs until ``thaw``."""
+        if self.v2 is not None:
+            _write(self.v2 / "cgroup.freeze", "1")
+        else:
+            self._signal_all(signal.SIGSTOP)
 
     def thaw(self) -> None:
-        _write(self.paths["freezer"] / "freezer.state", "THAWED")
+        if self.v2 is not None:
+            _write(self.v2 / "cgroup.freeze", "0")
+        else:
+            self._signal_all(signal.SIGCONT)
 
     def cpu_seconds(self) -> float:
-        return int((self.paths["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        """CPU time used by every process that ever ran in the group."""
+        if "cpuacct" in self.v1:
+            return int((self.v1["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        assert self.v2 is not None
+        return _stat(self.v2 / "cpu.stat", "usage_usec") / 1e6
 
     def out_of_memory(self) -> bool:
-        with contextlib.suppress(OSError):
-            for line in (self.paths["memory"] / "memory.oom_control").read_text().splitlines():
-                key, value = line.split()
-                if key == "oom_kill":
-                    return int(value) > 0
+        """Whether the kernel's OOM killer has killed a process of the group."""
+        with contextlib.suppress(OSError, ValueError):
+            if "memory" in self.v1:
+                return _stat(self.v1["memory"] / "memory.oom_control", "oom_kill") > 0
+            if self.v2 is not None:
+                return _stat(self.v2 / "memory.events", "oom_kill") > 0
         return False
 
     def kill_all(self) -> None:
-        # Frozen first, so that nothing forks between reading the list and the kill.
-        with contextlib.suppress(OSError):
-            self.freeze()
-        _kill_each([self.paths["freezer"] / "cgroup.procs"])
-        with contextlib.suppress(OSError):
-            self.thaw()  # a frozen process cannot die
+        """SIGKILL every process in the group, paused or not."""
+        if self.v2 is not None:
+            with contextlib.suppress(OSError):  # cgroup.kill: Linux 5.14 and later
+                _write(self.v2 / "cgroup.kill", "1")
+                return
+        self._signal_all(signal.SIGSTOP)  # stopped processes cannot fork while we kill
+        self._signal_all(signal.SIGKILL)
 
     def remove(self) -> None:
-        if any(path.exists() for path in self.paths.values()):
+        """Kill what is left and delete the group's folders. Idempotent."""
+        if any(folder.exists() for folder in self.folders()):
             self.kill_all()
-            _remove_dirs(dict.fromkeys(self.paths.values()))
+            _remove_dirs(self.folders())
+
+    def _signal_all(self, sig: signal.Signals) -> None:
+        """Signal every process, again until no new one appears (a fork during the pass
+        would otherwise escape it)."""
+        done: set[int] = set()
+        for _ in range(100):
+            pids = self._pids() - done
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
+            done |= pids
+
+    def _pids(self) -> set[int]:
+        with contextlib.suppress(OSError):
+            return {int(pid) for pid in self.procs_files()[0].read_text().split()}
+        return set()
+
+
+def _stat(path: Path, key: str) -> int:
+    """A value from a flat-keyed cgroup file (``key value`` lines)."""
+    for line in path.read_text().splitlines():
+        name, value = line.split()
+        if name == key:
+            return int(value)
+    return 0

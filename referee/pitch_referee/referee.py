@@ -10,6 +10,7 @@ temporary file behind, whatever the bots did.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -26,6 +27,8 @@ from .game_loop import FaultPolicy, GameResult, TimeControl, play_game
 from .manifest import BotManifest
 from .process import BotProcess, Launcher, LocalLauncher, StartOptions
 from .sandbox import SandboxLauncher, SandboxLimits
+
+PRIVATE_PREFIX = "pitch-referee-"
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,8 @@ class Referee:
 
     async def __aenter__(self) -> Referee:
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        self._private_dir = tempfile.mkdtemp(prefix="pitch-referee-")  # mode 0700
+        _sweep_private_dirs()
+        self._private_dir = tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-")  # 0700
         socket = f"{self._private_dir}/referee.sock"
         address = "127.0.0.1:0" if self.settings.tcp else f"unix:{socket}"
         try:
@@ -178,3 +182,17 @@ def _bill_cpu(result: GameResult, bots: Sequence[BotProcess], before: list[float
         start, end = before[seat], bot.cpu_seconds()
         if start is not None and end is not None:
             result.record["players"][seat]["cpu_ms"] = round((end - start) * 1000, 1)
+
+
+def _sweep_private_dirs() -> None:
+    """Remove the private folders of referees that were killed (their pid is gone).
+
+    A referee removes its own folder when it closes; only a kill -9 leaves one behind,
+    and the bots that used it died with the referee.
+    """
+    for folder in Path(tempfile.gettempdir()).glob(f"{PRIVATE_PREFIX}*-*"):
+        pid = folder.name.removeprefix(PRIVATE_PREFIX).split("-")[0]
+        with contextlib.suppress(OSError):
+            mine = folder.stat().st_uid == os.getuid()
+            if mine and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                shutil.rmtree(folder, ignore_errors=True)

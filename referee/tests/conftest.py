@@ -14,6 +14,7 @@ from pitch_referee.game_loop import FaultPolicy, GameResult, TimeControl
 from pitch_referee.manifest import BotManifest, load_manifest
 from pitch_referee.process import StartOptions
 from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
+from pitch_referee.sandbox import SandboxLimits
 from pitch_sdk.options import RuleOptions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,9 +61,10 @@ def play_games(
     time_control: TimeControl = QUICK_TIME,
     start_timeout_s: float = 10.0,
     options: RuleOptions = SHORT_GAMES,
+    sandbox: SandboxLimits | None = None,
 ) -> Run:
     """Play ``games`` games with ``manifests[seat]`` in each seat, through a real referee."""
-    settings = RefereeSettings(time_control, policy, StartOptions(start_timeout_s))
+    settings = RefereeSettings(time_control, policy, StartOptions(start_timeout_s), sandbox=sandbox)
     outcome = Run()
 
     async def main() -> None:
