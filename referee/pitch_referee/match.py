@@ -522,6 +522,12 @@ def _run_workers(
     (which is also how bots started by hand join); more run in worker processes, one
     referee each, so they use every core, each pinned to its own unless
     ``settings.affinity`` is off.
+
+    Each worker says when it has no pairs left. One that ends without saying so (a
+    killed process, a crash) took a pair with it, so the match cannot finish.
+
+    Raises:
+        MatchError: a worker failed, or ended without finishing its pairs.
     """
     count = min(job.settings.concurrency, max(1, len(pairs)))
     if count == 1:
@@ -549,16 +555,16 @@ def _run_workers(
         worker.daemon = True
         worker.start()
     try:
-        running = len(workers)
-        while running:
+        done: set[int] = set()
+        while len(done) < len(workers):
+            ended = [n for n, worker in enumerate(workers) if not worker.is_alive()]
             try:
                 message = results.get(timeout=0.5)
-            except queue.Empty:
-                if not any(worker.is_alive() for worker in workers):
-                    break
+            except queue.Empty:  # so the last words of the workers that had ended are read
+                _check_ended(workers, [n for n in ended if n not in done], job.root)
                 continue
-            if message is None:
-                running -= 1
+            if isinstance(message, int):
+                done.add(message)
             elif isinstance(message, str):
                 raise MatchError(message)
             else:
@@ -571,6 +577,27 @@ def _run_workers(
                 worker.kill()
 
 
+def _check_ended(
+    workers: list[threading.Thread] | list[multiprocessing.process.BaseProcess],
+    ended: list[int],
+    root: Path,
+) -> None:
+    """Raise for the ``ended`` workers, which ended without saying they were done.
+
+    A worker's messages are queued before it ends (a process flushes its queue before
+    it exits), so a worker that had ended before an empty wait on the queue has nothing
+    more to say.
+    """
+    if not ended:
+        return
+    exitcode = getattr(workers[ended[0]], "exitcode", None)  # threads have none
+    how = "stopped on an error" if exitcode is None else f"died (exit {exitcode})"
+    raise MatchError(
+        f"worker {ended[0]} {how} before the match ended; the finished games are kept in "
+        f"{root}: `pitch match --resume {root}` plays the rest"
+    )
+
+
 def _work(
     job: _Job,
     worker: int,
@@ -581,14 +608,15 @@ def _work(
 ) -> None:
     """Play pairs from ``work`` until it says none are left (or the match stops).
 
-    Reports each outcome, then ``None``, on ``results``.
+    Reports each outcome on ``results``, then the worker's number when it is done, or
+    why it failed.
     """
     try:
         asyncio.run(_play_pairs(job, worker, work.get, results.put, announce, stop.is_set))
     except (BotError, MatchError, OSError, ValueError) as error:
         results.put(f"worker {worker}: {error}")
-    finally:
-        results.put(None)
+    else:
+        results.put(worker)
 
 
 def _worker_main(
