@@ -28,8 +28,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sqlmodel import Session
+
 from pitch_ladder.executor import local_executor
 from pitch_ladder.ladder import Ladder
+from pitch_ladder.ownership import deal_secret
 from pitch_ladder.schedule import match_settings, round_robin
 from pitch_referee.manifest import load_manifest
 from pitch_referee.match import Entrant, MatchSettings, run_match
@@ -63,11 +66,13 @@ def through_ladder(ladder: Ladder, round_number: int, games: int, workers: int) 
 def bare(ladder: Ladder, round_number: int, games: int, workers: int) -> float:
     """The same matches (same bot copies, settings and seeds) without the ladder."""
     folder, bots = ladder.folder / "bare" / str(round_number), ladder.folder / "bots"
+    with Session(ladder.engine) as session:
+        secret = deal_secret(session)
     jobs = [
         (
             str(next((bots / a).iterdir())),
             str(next((bots / b).iterdir())),
-            match_settings(round_number, a, b, games, RULES),
+            match_settings(secret, round_number, a, b, games, RULES),
             str(folder / f"{a}-vs-{b}"),
         )
         for a, b in round_robin(list(BOTS))

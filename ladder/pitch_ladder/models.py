@@ -8,10 +8,11 @@ validation. Schema changes go through an Alembic migration in ``migrations/versi
 This module imports nothing from the rest of the ladder.
 """
 
+import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, DateTime, Integer, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 SQLModel.metadata.naming_convention = {
@@ -30,6 +31,15 @@ def now() -> datetime:
 
 def _timestamp(**kwargs: Any) -> Any:
     return Field(sa_type=DateTime(timezone=True), **kwargs)
+
+
+def new_deal_secret() -> str:
+    """A ladder's secret for its deals: 256 random bits, in hex."""
+    return secrets.token_hex(32)
+
+
+_SEED = BigInteger().with_variant(Integer(), "sqlite")
+"""64 bits: PostgreSQL's INTEGER has 32, SQLite's INTEGER already has 64."""
 
 
 class BotBase(SQLModel):
@@ -68,8 +78,9 @@ class MatchBase(SQLModel):
     round: int = Field(index=True)
     a_version_id: int = Field(foreign_key="bot_version.id", index=True)
     b_version_id: int = Field(foreign_key="bot_version.id", index=True)
-    seed: int
-    """Derived from the round and the two bot names: the same schedule gives the same deals."""
+    seed: int = Field(sa_type=_SEED)
+    """Derived from the ladder's deal secret, the round and the two bot names: the same
+    schedule gives the same deals, and nobody without the secret can work them out."""
     games_planned: int
     settings: dict[str, Any] = Field(sa_type=JSON)
     """``pitch_referee.match.MatchSettings`` as a dict."""
@@ -128,6 +139,9 @@ class RatingHistory(RatingHistoryBase, table=True):
 class LadderIdentityBase(SQLModel):
     ladder_id: str = Field(max_length=36)
     """The id in the owning folder's ``ladder.toml`` (see ``pitch_ladder.ownership``)."""
+    deal_secret: str = Field(default_factory=new_deal_secret, max_length=64)
+    """The key of the match seeds (``pitch_ladder.schedule.match_seed``): made when the
+    ladder claims the database, kept only there, never shown."""
     created_at: datetime = _timestamp(default_factory=now)
 
 

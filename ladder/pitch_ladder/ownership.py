@@ -5,7 +5,8 @@ records that the database points to, and its run lock is what keeps two runs apa
 folders on one database (easy to do by mistake with ``--db``) would each schedule and
 rate games for bots that the other cannot find, with no lock between them. So a ladder
 has an id, written in its ``ladder.toml`` and in its database's one ``ladder_identity``
-row, and a folder whose id is not its database's is refused.
+row, and a folder whose id is not its database's is refused. The same row keeps the
+ladder's deal secret, the key of its match seeds.
 
 Imports only the models and errors from the rest of the ladder.
 """
@@ -50,6 +51,18 @@ def claim_database(engine: Engine, marker: Path, shown_url: str) -> None:
             f"the database {shown_url} belongs to another ladder folder (ladder {owner}); "
             "give each ladder its own database with --db or PITCH_DB"
         )
+
+
+def deal_secret(session: Session) -> str:
+    """The ladder's secret for its match seeds (``schedule.match_seed``).
+
+    Raises:
+        LadderError: the database belongs to no ladder yet (``claim_database`` first).
+    """
+    row = session.get(LadderIdentity, OWNER_ROW)
+    if row is None:
+        raise LadderError("the database belongs to no ladder yet: it has no deal secret")
+    return row.deal_secret
 
 
 def _owner(engine: Engine) -> str | None:

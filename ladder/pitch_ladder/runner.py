@@ -30,6 +30,7 @@ from pitch_sdk.record import RecordError, load_record
 from .errors import LadderError
 from .executor import play_match
 from .models import Bot, BotVersion, Game, Match, now
+from .ownership import deal_secret
 from .schedule import match_folder, match_settings, planned_games, round_robin
 from .standings import latest_versions, rerate
 
@@ -88,9 +89,10 @@ def schedule_rounds(
                 "with `pitch ladder submit DIR`"
             )
         first = (session.exec(select(func.max(Match.round))).one() or 0) + 1
+        secret = deal_secret(session)
         for number in range(first, first + rounds):
             for a, b in round_robin(list(latest)):
-                settings = match_settings(number, a, b, games_per_match, rules)
+                settings = match_settings(secret, number, a, b, games_per_match, rules)
                 match = Match.model_validate(
                     {
                         "round": number,

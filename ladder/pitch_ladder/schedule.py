@@ -1,13 +1,17 @@
 """The ladder's schedule: which versions meet in a round, with which deals, where.
 
-Everything here is a pure function of the round number and the two bot names, so an
-interrupted run and an uninterrupted one schedule exactly the same matches with the
-same seeds, and the resumed games are the games that would have been played.
+Everything here is a pure function of the ladder's deal secret, the round number and
+the two bot names, so an interrupted run and an uninterrupted one schedule exactly the
+same matches with the same seeds, and the resumed games are the games that would have
+been played. The secret is what keeps the deals from the bots: the names and rounds
+are public, and a seed computed from them alone could be computed by a bot as well.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import json
 from dataclasses import asdict
 from itertools import combinations
 from typing import Any
@@ -24,10 +28,12 @@ def round_robin(names: list[str]) -> list[tuple[str, str]]:
     return list(combinations(sorted(names), 2))
 
 
-def match_seed(round_number: int, a: str, b: str) -> int:
-    """The deals' seed of the match between ``a`` and ``b`` in a round (31 bits)."""
-    digest = hashlib.sha256(f"pitch-ladder:{round_number}:{a}:{b}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFF_FFFF
+def match_seed(secret: str, round_number: int, a: str, b: str) -> int:
+    """The deals' seed of the match between ``a`` and ``b`` in a round: 63 bits of an
+    HMAC keyed by the ladder's ``secret`` (a signed 64-bit integer in any database)."""
+    message = json.dumps([round_number, a, b]).encode()
+    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def match_folder(round_number: int, a: str, b: str) -> str:
@@ -36,7 +42,7 @@ def match_folder(round_number: int, a: str, b: str) -> str:
 
 
 def match_settings(
-    round_number: int, a: str, b: str, games: int, rules: dict[str, Any]
+    secret: str, round_number: int, a: str, b: str, games: int, rules: dict[str, Any]
 ) -> dict[str, Any]:
     """``MatchSettings`` of a ladder match, as stored in the database.
 
@@ -48,7 +54,7 @@ def match_settings(
     """
     settings = MatchSettings(
         games=games,
-        seed=match_seed(round_number, a, b),
+        seed=match_seed(secret, round_number, a, b),
         duplicate=True,
         concurrency=1,
         rules=rules,

@@ -9,7 +9,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, event, inspect, text
+from sqlalchemy import Connection, create_engine, event, inspect, text
 from sqlmodel import SQLModel
 
 from pitch_ladder import models
@@ -44,6 +44,61 @@ def test_alembic_upgrade_head_on_an_empty_database_gives_the_models_tables(db_ur
     assert differences == []
     assert tables == {*SQLModel.metadata.tables, "alembic_version"}
     engine.dispose()
+
+
+def test_upgrading_a_0002_ladder_gives_it_a_deal_secret_and_64_bit_seeds(db_url: str) -> None:
+    engine = create_engine(database_url(Path("."), db_url))
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0002")
+        connection.execute(
+            text("INSERT INTO ladder_identity (id, ladder_id, created_at) VALUES (1, 'x', :now)"),
+            {"now": models.now()},
+        )
+        _insert_a_match(connection, seed=2**31 - 1)
+    migrate(engine)  # as the next command does
+    with engine.begin() as connection:
+        secret = connection.execute(text("SELECT deal_secret FROM ladder_identity")).scalar_one()
+        connection.execute(text("UPDATE match SET seed = :seed"), {"seed": 2**63 - 1})
+        seed = connection.execute(text("SELECT seed FROM match")).scalar_one()
+        differences = compare_metadata(MigrationContext.configure(connection), SQLModel.metadata)
+    assert len(secret) == 64 and int(secret, 16) > 0
+    assert seed == 2**63 - 1
+    assert differences == []
+    engine.dispose()
+
+
+def _insert_a_match(connection: Connection, seed: int) -> None:
+    """A bot, its version and one match (with a game) between it and itself."""
+    now = {"now": models.now()}
+    connection.execute(
+        text("INSERT INTO bot (id, name, active, created_at) VALUES (1, 'a', true, :now)"), now
+    )
+    connection.execute(
+        text(
+            "INSERT INTO bot_version (id, bot_id, content_hash, folder, manifest_name, "
+            "manifest_version, command, description, author, submitted_at) "
+            "VALUES (1, 1, 'h', 'bots/a/h', 'a', '1', '[]', '', '', :now)"
+        ),
+        now,
+    )
+    connection.execute(
+        text(
+            "INSERT INTO match (id, round, a_version_id, b_version_id, seed, games_planned, "
+            "settings, folder, status, created_at) "
+            "VALUES (1, 1, 1, 1, :seed, 2, '{}', 'matches/1', 'pending', :now)"
+        ),
+        {"seed": seed, **now},
+    )
+    connection.execute(
+        text(
+            "INSERT INTO game (match_id, game_id, a_team, a_score, b_score, a_points, "
+            "b_points, faults, termination, record_path, record, finished_at) "
+            "VALUES (1, 'g', 0, 1, 0, 5, 0, 0, 'target', 'r.json', '{}', :now)"
+        ),
+        now,
+    )
 
 
 def test_the_schema_revision_constant_is_alembics_head() -> None:

@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion, Game, Match, RatingHistory, now
 from pitch_ladder.ratings import bradley_terry, elo_from_games
+from pitch_ladder.runner import schedule_rounds
 from pitch_ladder.schedule import match_folder, match_seed, round_robin
 from pitch_ladder.standings import rerate
 from pitch_referee.stats import Z_95
@@ -85,11 +86,41 @@ def _store(session: Session, match_id: int, game_id: str, a_score: float) -> Non
     session.commit()
 
 
-def test_schedule_is_a_pure_function_of_round_and_names() -> None:
+def test_schedule_is_a_pure_function_of_the_secret_round_and_names() -> None:
     assert round_robin(["b", "c", "a"]) == [("a", "b"), ("a", "c"), ("b", "c")]
-    assert match_seed(3, "a", "b") == match_seed(3, "a", "b") != match_seed(4, "a", "b")
-    assert 0 <= match_seed(1, "a", "b") < 2**31  # fits an SQL integer
+    seed = match_seed("k", 3, "a", "b")
+    assert seed == match_seed("k", 3, "a", "b")
+    assert seed not in (match_seed("k", 4, "a", "b"), match_seed("j", 3, "a", "b"))
+    assert 0 <= seed < 2**63  # fits a signed 64-bit SQL integer
     assert match_folder(12, "a", "b") == "matches/0012-a-vs-b"
+
+
+def _scheduled_seeds(ladder: Ladder) -> dict[str, int]:
+    """Schedule one round; the seed of each match, by folder."""
+    schedule_rounds(ladder.engine, 1, 2, {})
+    with Session(ladder.engine) as session:
+        return {match.folder: match.seed for match in session.exec(select(Match))}
+
+
+def test_each_ladder_deals_from_its_own_secret_the_same_seeds_on_rescheduling(
+    db_url: str, tmp_path: Path
+) -> None:
+    names = ["alpha", "beta", "gamma"]
+    ladder, _ = _ladder_with(db_url, tmp_path / "one", names)
+    other, _ = _ladder_with(f"sqlite:///{tmp_path / 'other.db'}", tmp_path / "other", names)
+    seeds, others = _scheduled_seeds(ladder), _scheduled_seeds(other)
+    assert len(seeds) == 3 and seeds.keys() == others.keys()
+    assert all(seeds[folder] != others[folder] for folder in seeds)  # public names, secret seeds
+    assert max(seeds.values()) >= 2**31  # stored whole, beyond a 32-bit column
+    with Session(ladder.engine) as session:
+        for match in session.exec(select(Match)):
+            session.delete(match)
+        session.commit()
+    ladder.close()
+    reopened = Ladder.open(tmp_path / "one" / "ladder", db_url)
+    assert _scheduled_seeds(reopened) == seeds
+    reopened.close()
+    other.close()
 
 
 def test_elo_and_fit_of_a_win_each_way_match_the_hand_computation(
