@@ -229,6 +229,9 @@ class Cgroup:
     def __init__(self, v1: dict[str, Path], v2: Path | None) -> None:
         self.v1 = v1
         self.v2 = v2
+        self._open: dict[Path, int] = {}
+        """Files read or written at every decision, kept open: opening one costs ten
+        times the read or write."""
 
     def folders(self) -> list[Path]:
         return list(dict.fromkeys([*self.v1.values(), *([self.v2] if self.v2 else [])]))
@@ -240,20 +243,30 @@ class Cgroup:
     def freeze(self) -> None:
         """Between decisions: no process of the group runs until ``thaw``."""
         if self.v2 is not None:
-            _write(self.v2 / "cgroup.freeze", "1")
+            self._set_frozen(b"1")
         else:
             self._signal_all(signal.SIGSTOP)
 
     def thaw(self) -> None:
         if self.v2 is not None:
-            _write(self.v2 / "cgroup.freeze", "0")
+            self._set_frozen(b"0")
         else:
             self._signal_all(signal.SIGCONT)
+
+    def _set_frozen(self, value: bytes) -> None:
+        assert self.v2 is not None
+        os.write(self._file(self.v2 / "cgroup.freeze", os.O_WRONLY), value)
+
+    def _file(self, path: Path, mode: int) -> int:
+        if path not in self._open:
+            self._open[path] = os.open(path, mode)
+        return self._open[path]
 
     def cpu_seconds(self) -> float:
         """CPU time used by every process that ever ran in the group."""
         if "cpuacct" in self.v1:
-            return int((self.v1["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+            usage = os.pread(self._file(self.v1["cpuacct"] / "cpuacct.usage", os.O_RDONLY), 64, 0)
+            return int(usage) / 1e9
         assert self.v2 is not None
         return _stat(self.v2 / "cpu.stat", "usage_usec") / 1e6
 
@@ -277,6 +290,9 @@ class Cgroup:
 
     def remove(self) -> None:
         """Kill what is left and delete the group's folders. Idempotent."""
+        for descriptor in self._open.values():
+            os.close(descriptor)
+        self._open.clear()
         if any(folder.exists() for folder in self.folders()):
             self.kill_all()
             _remove_dirs(self.folders())

@@ -49,6 +49,8 @@ SOCKET_IN_SANDBOX = "/run/pitch/referee.sock"
 BOT_FOLDER_IN_SANDBOX = "/bot"
 SCRATCH = "/tmp"
 NOBODY = 65534
+IDLE_CPU_ALLOWANCE_S = 0.002
+"""CPU a bot may use between two of its decisions before it is frozen between them."""
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 
 
@@ -211,14 +213,35 @@ class _SandboxControls(SeatControls):
         super().__init__(process)
         self.group = group
         self.limits = limits
+        self.frozen_between_decisions = False
+        self._cpu_at_pause: float | None = None
 
     def pause(self) -> None:
-        if self.group is not None:
+        """Freeze a bot that has shown it works between its decisions; watch the others.
+
+        Freezing costs every decision about a tenth of a game's speed (``bench/sandbox.py``),
+        because each of the bot's threads must be woken to freeze and again to thaw. An
+        honest bot sleeps between decisions anyway, so it is only watched: its CPU is
+        read here and again at the next request, and one that used more than
+        ``IDLE_CPU_ALLOWANCE_S`` in between is frozen between its decisions from then
+        on. A burner thus gets at most one window of another seat's turn.
+        """
+        if self.group is None:
+            return
+        if self.frozen_between_decisions:
             self.group.freeze()
+        else:
+            self._cpu_at_pause = self.cpu_seconds()
 
     def resume(self) -> None:
-        if self.group is not None:
+        if self.group is None:
+            return
+        if self.frozen_between_decisions:
             self.group.thaw()
+            return
+        now, before = self.cpu_seconds(), self._cpu_at_pause
+        if now is not None and before is not None and now - before > IDLE_CPU_ALLOWANCE_S:
+            self.frozen_between_decisions = True
 
     def cpu_seconds(self) -> float | None:
         if self.group is None:

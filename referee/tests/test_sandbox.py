@@ -238,14 +238,17 @@ BUSY_BOT = """
 
 
 def test_a_cpu_burner_takes_no_cpu_on_the_opponents_turn(tmp_path, random_bot, hostile):
-    """On one core, a detached spinning process would halve an opponent's speed; frozen
-    between its owner's decisions, it leaves the opponent's decision times as they were."""
+    """On one core, two detached spinning processes would leave a third of the core to an
+    opponent; frozen between their owners' decisions, they leave its decision times as
+    they were. (The tolerance here only has to tell 1x from 3x on a shared machine; the
+    10% target is measured by ``bench/sandbox.py``.)"""
     busy_folder = tmp_path / "busy"
     busy_folder.mkdir()
     (busy_folder / "bot.py").write_text(textwrap.dedent(BUSY_BOT))
     busy = write_bot(busy_folder, ["python", "bot.py"], "busy")
 
-    def busy_decision_ms(opponent: BotManifest, logs: str) -> float:
+    def play(opponent: BotManifest, logs: str) -> tuple[float, dict[int, float]]:
+        """The busy bot's median decision time, and each team's CPU, in ms."""
         run = play_games(
             tmp_path / logs,
             [busy, opponent, busy, opponent],
@@ -261,16 +264,21 @@ def test_a_cpu_burner_takes_no_cpu_on_the_opponents_turn(tmp_path, random_bot, h
             for decision in hand["decisions"]
             if decision["seat"] % 2 == 0 and "ms" in decision
         ]
-        return statistics.median(times)
+        cpu = {team: 0.0 for team in (0, 1)}
+        for result in run.results:
+            for player in result.record["players"]:
+                cpu[player["seat"] % 2] += player["cpu_ms"]
+        return statistics.median(times), cpu
 
     cores = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cores)})  # the referee and every bot on one core
     try:
-        honest = busy_decision_ms(random_bot, "honest")
-        attacked = busy_decision_ms(hostile("cpu_burner"), "attacked")
+        honest, _ = play(random_bot, "honest")
+        attacked, cpu = play(hostile("cpu_burner"), "attacked")
     finally:
         os.sched_setaffinity(0, cores)
-    assert attacked < honest * 1.10, (honest, attacked)
+    assert attacked < honest * 1.25, (honest, attacked)
+    assert cpu[1] < cpu[0] / 2, cpu  # spinning all along, the burners would outspend it
     assert not host_processes_with("pitch-hostile-daemon")
 
 

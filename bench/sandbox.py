@@ -1,0 +1,140 @@
+"""Sandbox cost: a bot's start, and a game's speed, with the sandbox on and off.
+
+Run by hand: ``uv run python bench/sandbox.py``. Results go in ``bench/RESULTS.md``.
+Everything is measured in one run, on and off interleaved, and reported as ratios.
+
+- spawn to hello: starting the random sample bot until the referee has its hello, as a
+  plain process and in the sandbox (bubblewrap, a cgroup, setpriv). Target: at most
+  50 ms more.
+- games per second: games between four greedy bots through one referee, on and off.
+  Target: the sandbox costs at most 10%.
+- pausing: what stopping a bot between its decisions costs per decision, by each
+  method the kernel offers: v2 ``cgroup.freeze``, and SIGSTOP/SIGCONT to each of the
+  group's processes (the fallback without a v2 hierarchy).
+"""
+
+from __future__ import annotations
+
+import pitch_sdk  # noqa: F401  (first: it chooses gRPC's I/O path before grpc loads)
+
+# isort: split
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pitch_referee import cgroups
+from pitch_referee.connection import start_server, stop_server
+from pitch_referee.manifest import load_manifest
+from pitch_referee.process import BotProcess, Launcher, LocalLauncher, StartOptions
+from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
+from pitch_referee.sandbox import SandboxLauncher, SandboxLimits, unavailable_reason
+from pitch_sdk.options import RuleOptions
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM_BOT = load_manifest(ROOT / "sample_bots" / "random")
+GREEDY_BOT = load_manifest(ROOT / "sample_bots" / "greedy")
+
+
+async def spawn_to_hello(launcher: Launcher, folder: Path) -> float:
+    """Seconds from asking for the bot to its hello."""
+    server, service, address = await start_server(f"unix:{folder}/referee.sock")
+    os.chmod(f"{folder}/referee.sock", 0o666)
+    try:
+        started = time.perf_counter()
+        bot = await BotProcess.spawn(
+            RANDOM_BOT, service, address, folder / "bot.log", StartOptions(), launcher
+        )
+        elapsed = time.perf_counter() - started
+        await bot.close()
+        return elapsed
+    finally:
+        await stop_server(server)
+
+
+def spawn_times(launcher: Launcher, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as folder:
+            times.append(asyncio.run(spawn_to_hello(launcher, Path(folder))))
+    return times
+
+
+async def games_per_second(sandbox: SandboxLimits | None, games: int) -> float:
+    settings = RefereeSettings(sandbox=sandbox)
+    with tempfile.TemporaryDirectory() as logs:
+        async with Referee(Path(logs), settings, announce=print) as referee:
+            slots = [PlayerSlot(f"s{seat}", GREEDY_BOT, "greedy") for seat in range(4)]
+            await referee.play(slots, game_id="warm-up", seed=0)  # processes started
+            started = time.perf_counter()
+            for game in range(games):
+                await referee.play(slots, game_id=f"g{game}", seed=game, options=RuleOptions())
+            return games / (time.perf_counter() - started)
+
+
+def pause_cost(group: cgroups.Cgroup, rounds: int) -> float:
+    """Microseconds per freeze and thaw pair, on a group holding one sleeping process."""
+    joins = " && ".join(f"echo $$ > {procs}" for procs in group.procs_files())
+    sleeper = subprocess.Popen(["/bin/sh", "-c", f"{joins} && exec sleep 60"])
+    time.sleep(0.2)
+    started = time.perf_counter()
+    for _ in range(rounds):
+        group.freeze()
+        group.thaw()
+    elapsed = time.perf_counter() - started
+    sleeper.kill()
+    sleeper.wait()
+    return elapsed / rounds * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spawns", type=int, default=20)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3, help="on/off alternations of games")
+    args = parser.parse_args()
+    if (reason := unavailable_reason()) is not None:
+        sys.exit(f"cannot measure the sandbox here: {reason}")
+
+    plain, boxed = [], []
+    for _ in range(args.spawns):  # interleaved, so both see the same machine
+        plain += spawn_times(LocalLauncher(), 1)
+        boxed += spawn_times(SandboxLauncher(), 1)
+    plain_ms, boxed_ms = statistics.median(plain) * 1000, statistics.median(boxed) * 1000
+    print(
+        f"spawn to hello, median of {args.spawns}: plain {plain_ms:.1f} ms, "
+        f"sandbox {boxed_ms:.1f} ms: +{boxed_ms - plain_ms:.1f} ms ({boxed_ms / plain_ms:.2f}x)"
+    )
+
+    rates: dict[str, list[float]] = {"off": [], "on": []}
+    for _ in range(args.rounds):
+        rates["off"].append(asyncio.run(games_per_second(None, args.games)))
+        rates["on"].append(asyncio.run(games_per_second(SandboxLimits(), args.games)))
+    off, on = statistics.median(rates["off"]), statistics.median(rates["on"])
+    print(
+        f"games per second, greedy x4, median of {args.rounds} x {args.games} games: "
+        f"off {off:.2f}, on {on:.2f}: the sandbox costs {(1 - on / off) * 100:.1f}%"
+    )
+
+    factory = cgroups.detect()
+    if factory is None:
+        print("pausing: no cgroups here, bots are not paused")
+        return
+    print(f"cgroups: {factory.description}")
+    group = factory.create(cgroups.CgroupLimits(1 << 30, 64))
+    try:
+        if group.v2 is not None:
+            print(f"pause+resume by cgroup.freeze: {pause_cost(group, 2000):.1f} us")
+        signals = cgroups.Cgroup(group.v1, None)  # the same group, paused by signals
+        print(f"pause+resume by SIGSTOP/SIGCONT: {pause_cost(signals, 2000):.1f} us")
+    finally:
+        group.remove()
+
+
+if __name__ == "__main__":
+    main()
