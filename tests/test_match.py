@@ -343,3 +343,16 @@ def test_a_bot_cannot_work_out_the_deals_from_its_game_start_seed(tmp_path):
         assert seed not in (game_seed, f"{game_seed}:{seat}")
         assert seed == bot_seed("424242", game_id, game_seed, int(seat))  # replays
         assert seed != bot_seed("424243", game_id, game_seed, int(seat))
+
+
+def test_rerun_gives_a_seeded_bot_the_seed_it_had_in_the_match_so_it_answers_the_same(
+    tmp_path,
+):
+    settings = MatchSettings(games=2, rules={"hand_cap": 2}, time_limit_ms=5000)
+    random = Entrant.from_argument(str(RANDOM))
+    run_match(random, random, settings, tmp_path / "m", announce=lambda _: None)
+    record = tmp_path / "m" / "games" / "pair-00000-a.json"
+    assert load_record(record)["players"][1]["seed"]  # kept for rerun, never sent as a deal
+    result = CliRunner().invoke(app, ["rerun", str(record), str(RANDOM), "--seat", "1"])
+    assert result.exit_code == 0, result.output
+    assert " 0 differ" in result.output

@@ -9,6 +9,8 @@ action is what the engine applies, so the game always follows the record.
 
 from __future__ import annotations
 
+import os
+import secrets
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -20,6 +22,7 @@ from pitch_referee.errors import BotError, BotProtocolError, BotStartError, BotT
 from pitch_referee.game_loop import TimeControl
 from pitch_referee.manifest import BotManifest
 from pitch_referee.process import BotProcess, LocalLauncher, StartOptions
+from pitch_referee.sandbox import SandboxLauncher, SandboxLimits
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import Action, InvalidActionError
 from pitch_sdk.cards import Seat
@@ -93,10 +96,12 @@ async def rerun(
     *,
     time_control: TimeControl | None = None,
     log_path: Path | None = None,
+    sandbox: SandboxLimits | None = None,
 ) -> RerunReport:
     """Ask ``manifest``'s bot every non-forced decision of ``seat`` in ``record``.
 
-    ``time_control`` defaults to a match's; ``log_path`` keeps the bot's output.
+    ``time_control`` defaults to a match's; ``log_path`` keeps the bot's output;
+    ``sandbox``: run the bot in the sandbox with these limits.
 
     Raises:
         PitchError: the record does not replay, or the bot does not start.
@@ -110,10 +115,10 @@ async def rerun(
     server = bot = None
     try:
         server, service, address = await start_server(f"unix:{private}/referee.sock")
+        os.chmod(f"{private}/referee.sock", 0o666)  # a sandboxed bot runs as another user
+        launcher = SandboxLauncher(sandbox) if sandbox else LocalLauncher()
         try:
-            bot = await BotProcess.spawn(
-                manifest, service, address, log, StartOptions(), LocalLauncher()
-            )
+            bot = await BotProcess.spawn(manifest, service, address, log, StartOptions(), launcher)
         except BotStartError as error:
             raise PitchError(f"the bot did not start: {error}{_last_words(log)}") from None
         start = _game_start(record, seat, replayed.state.options, time_control)
@@ -157,8 +162,17 @@ def _game_start(
         first_dealer=record["first_dealer"],
         time_limit_ms=time_control.limit_ms,
         time_reserve_ms=time_control.reserve_ms,
-        seed=f"{record.get('seed')}:{seat}",
+        seed=_bot_seed(record, seat),
     )
+
+
+def _bot_seed(record: dict[str, Any], seat: Seat) -> str:
+    """The seed the seat's bot got in the game (records keep it), else a fresh one: never
+    the game's own seed, from which the deals follow."""
+    for player in record.get("players", []):
+        if isinstance(player, dict) and player.get("seat") == seat and player.get("seed"):
+            return str(player["seed"])
+    return secrets.token_hex(16)
 
 
 class _Rerun:

@@ -129,8 +129,11 @@ async def play_game(
     gives seeded bots the same seeds again; without one, a fresh secret is drawn and
     the bots' seeds do not replay.
     """
+    secret = secrets.token_bytes(32) if secret is None else secret
+    seeds = [bot_seed(secret, game_id, seed, seat) for seat in SEATS]
     players = [
         {"seat": seat, "name": bots[seat].name, "version": _version(bots[seat])}
+        | {"seed": seeds[seat]}  # for `pitch rerun`; records are out of every bot's reach
         | ({"log": str(bots[seat].log_path)} if bots[seat].log_path else {})
         for seat in SEATS
     ]
@@ -140,8 +143,7 @@ async def play_game(
     result = GameResult(recorder.record())
     substitutes = random.Random(f"substitute:{seed}")
     gone: set[Seat] = set()  # seats whose bot cannot play on in this game
-    secret = secrets.token_bytes(32) if secret is None else secret
-    _announce_start(bots, game_id, recorder, first_dealer, time_control, secret)
+    _announce_start(bots, game_id, recorder, first_dealer, time_control, seeds)
     for seat in SEATS:
         if bots[seat].start_error is not None and not state.is_over():
             await _record_fault(result, recorder, seat, bots[seat].start_error, bots[seat], None)
@@ -197,7 +199,7 @@ def _announce_start(
     recorder: GameRecorder,
     first_dealer: Seat,
     time_control: TimeControl,
-    secret: bytes | str,
+    seeds: Sequence[str],
 ) -> None:
     players = [
         pb.Player(seat=seat, name=bots[seat].name, version=_version(bots[seat])) for seat in SEATS
@@ -211,7 +213,7 @@ def _announce_start(
             first_dealer=first_dealer,
             time_limit_ms=time_control.limit_ms,
             time_reserve_ms=time_control.reserve_ms,
-            seed=bot_seed(secret, game_id, recorder.seed, seat),
+            seed=seeds[seat],
         )
         bots[seat].send(pb.RefereeMessage(game_start=start))
 

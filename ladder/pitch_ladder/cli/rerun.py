@@ -7,16 +7,21 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from pitch_referee.errors import ManifestError
 from pitch_referee.game_loop import TimeControl
 from pitch_referee.manifest import load_manifest
+from pitch_referee.sandbox import SandboxLimits, SandboxMode, SandboxUnavailableError
+from pitch_referee.sandbox import resolve as resolve_sandbox
 from pitch_sdk.record import load_record
 
 from ..errors import PitchError
 from ..render import count_of, output_console
 from ..rerun import RerunReport
 from ..rerun import rerun as rerun_bot
+
+_stderr = Console(stderr=True)
 
 
 def rerun(
@@ -29,6 +34,9 @@ def rerun(
     log: Annotated[
         Path | None, typer.Option("--log", help="Keep the bot's output in this file.")
     ] = None,
+    sandbox: Annotated[
+        str, typer.Option(help="Run the bot in the sandbox: on, off or auto.")
+    ] = "auto",
 ) -> None:
     """Ask a bot one seat's decisions of a recorded game, and list where it answers otherwise.
 
@@ -40,8 +48,20 @@ def rerun(
     except ManifestError as error:
         raise PitchError(str(error)) from None
     control = TimeControl(limit_ms=time_limit)
-    report = asyncio.run(rerun_bot(game, seat, manifest, time_control=control, log_path=log))
+    limits = SandboxLimits() if _sandboxed(sandbox) else None
+    report = asyncio.run(
+        rerun_bot(game, seat, manifest, time_control=control, log_path=log, sandbox=limits)
+    )
     _print(report)
+
+
+def _sandboxed(mode: str) -> bool:
+    try:
+        return resolve_sandbox(SandboxMode(mode), lambda line: _stderr.print(line))
+    except ValueError:
+        raise PitchError(f"--sandbox {mode!r}: choose on, off or auto") from None
+    except SandboxUnavailableError as error:
+        raise PitchError(f"{error}; or rerun a bot you trust with --sandbox off") from None
 
 
 def _print(report: RerunReport) -> None:
