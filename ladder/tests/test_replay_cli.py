@@ -105,6 +105,40 @@ def test_a_corrupt_record_is_a_one_line_error(tmp_path, monkeypatch, capsys):
     assert error.count("\n") == 1 and "Traceback" not in error
 
 
+def _broken(change):
+    record = random_game(hand_cap=1)
+    change(record)
+    return record
+
+
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        (lambda r: r["hands"][0]["deck"].pop(), "hand 1: the deck should hold each of the 54"),
+        (lambda r: r["hands"][0]["deck"].__setitem__(0, "ZZ"), "hand 1: unreadable deck"),
+        (
+            lambda r: r["hands"][0]["decisions"][2].__setitem__("action", "fly away"),
+            "hand 1, decision 3: cannot read action 'fly away'",
+        ),
+        (lambda r: r.__setitem__("hands", {}), "record: 'hands' should be a list, found {}"),
+        (lambda r: r["hands"][0].pop("dealer"), "hand 1: 'dealer' is missing"),
+        (lambda r: r.__setitem__("result", "won"), "record: 'result' should be an object"),
+    ],
+)
+def test_replay_of_a_malformed_record_is_one_error_line_naming_file_and_fault(
+    tmp_path, monkeypatch, capsys, change, what
+):
+    path = saved(_broken(change), tmp_path)
+    monkeypatch.setattr(sys, "argv", ["pitch", "replay", str(path)])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 1
+    out, err = capsys.readouterr()
+    error = re.sub(r"\x1b\[[0-9;]*m", "", err)  # colour, if forced
+    assert error.startswith(f"error: {path}: not a well-formed game record: {what}"), error
+    assert error.count("\n") == 1 and "Traceback" not in error and out == ""
+
+
 def test_a_tampered_record_shows_what_replays_then_the_discrepancy(tmp_path):
     record = random_game(hand_cap=1)
     decisions = record["hands"][0]["decisions"]

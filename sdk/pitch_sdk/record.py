@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .actions import Action, IllegalActionError, InvalidActionError, parse_action
-from .cards import SUIT_LETTERS, Card, Seat, card_name, parse_card
+from .cards import ALL_CARDS, DECK_SIZE, SUIT_LETTERS, Card, Seat, card_name, parse_card
 from .deck import deck_for
 from .options import RuleOptions
 from .rules import CHANCE, GameState, Termination, Trick
@@ -193,6 +193,9 @@ class ReplayResult:
     """The engine state after the last recorded event that replayed cleanly."""
     discrepancy: str | None
     """The first recorded fact the engine disagrees with; ``None`` when all agree."""
+    malformed: bool = False
+    """The record cannot be walked at all: a field missing or of the wrong type, a deck
+    that is not the 54 cards, an action that does not read (``discrepancy`` says which)."""
 
     @property
     def ok(self) -> bool:
@@ -213,26 +216,87 @@ def replay(record: dict[str, Any]) -> ReplayResult:
     """
     state = GameState()
     try:
-        state = GameState(
-            RuleOptions.from_dict(dict(record.get("rules", {}))),
-            _int(record, "first_dealer", "record"),
-        )
-        seed = record.get("seed")
-        for index, hand in enumerate(record.get("hands", []), start=1):
-            _replay_hand(state, hand, index, seed)
+        state = GameState(_rules(record), _seat(record, "first_dealer", "record"))
+        seed = _field(record, "seed", (int, str), "record", optional=True)
+        _check_entries(record, "players", {"seat": int, "name": str})
+        _check_entries(record, "faults", _FAULT_FIELDS)
+        for index, hand in enumerate(_field(record, "hands", list, "record"), start=1):
+            _replay_hand(state, _entry(hand, f"hand {index}"), index, seed)
         _check_result(state, record)
     except _Discrepancy as found:
         return ReplayResult(state, str(found))
-    except (ValueError, TypeError, KeyError) as error:
-        return ReplayResult(state, f"malformed record: {error!r}")
+    except RecordError as error:
+        return ReplayResult(state, str(error), malformed=True)
     return ReplayResult(state, None)
 
 
-def _int(data: dict[str, Any], key: str, where: str) -> int:
+_KINDS = {int: "a whole number", bool: "true or false", str: "a string", list: "a list"}
+_FAULT_FIELDS = {"hand": int, "decision": int, "seat": int, "kind": str, "detail": str}
+_SCORED_HAND_FIELDS = {
+    "bidder": int,
+    "bid": int,
+    "trump": str,
+    "tricks": list,
+    "points": list,
+    "dead": int,
+    "scores": list,
+    "made": bool,
+}
+
+
+def _field(
+    data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, *, optional=False
+) -> Any:
+    """``data[key]``, which must be of ``kind`` (or missing or null, if ``optional``).
+
+    Raises:
+        RecordError: the record is malformed there.
+    """
     value = data.get(key)
-    if not isinstance(value, int):
-        raise _Discrepancy(f"{where}: {key!r} should be a whole number, found {value!r}")
+    if value is None and optional:
+        return None
+    if key not in data:
+        raise RecordError(f"{where}: {key!r} is missing")
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        expected = " or ".join(_KINDS.get(k, "an object") for k in kinds)
+        raise RecordError(f"{where}: {key!r} should be {expected}, found {_shown(value)}")
     return value
+
+
+def _seat(data: dict[str, Any], key: str, where: str) -> Seat:
+    seat = _field(data, key, int, where)
+    if seat not in range(4):
+        raise RecordError(f"{where}: {key!r} should be a seat, 0 to 3, found {seat}")
+    return seat
+
+
+def _entry(value: object, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RecordError(f"{where}: should be an object, found {_shown(value)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    """A value for a message: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _rules(record: dict[str, Any]) -> RuleOptions:
+    rules = _field(record, "rules", dict, "record")
+    try:
+        return RuleOptions.from_dict(dict(rules))
+    except (ValueError, TypeError) as error:
+        raise RecordError(f"rules: {error}") from None
+
+
+def _check_entries(record: dict[str, Any], key: str, fields: dict[str, type]) -> None:
+    """``record[key]`` is a list of objects with these fields (players, faults)."""
+    for number, entry in enumerate(_field(record, key, list, "record")):
+        where = f"{key}[{number}]"
+        for name, kind in fields.items():
+            _field(_entry(entry, where), name, kind, where)
 
 
 def _expect(where: str, what: str, recorded: object, actual: object) -> None:
@@ -246,32 +310,50 @@ def _replay_hand(state: GameState, hand: dict[str, Any], index: int, seed: objec
         raise _Discrepancy(f"{where}: recorded, but the game was already over")
     if state.current_seat() != CHANCE:
         raise _Discrepancy(f"{where}: recorded, but hand {index - 1} was not finished")
-    _expect(where, "hand number", hand.get("number"), index)
-    _expect(where, "dealer", hand.get("dealer"), state.dealer)
-    try:
-        deck = parse_deck(hand["deck"])
-    except (ValueError, TypeError, KeyError) as error:
-        raise _Discrepancy(f"{where}: unreadable deck ({error})") from None
+    _expect(where, "hand number", _field(hand, "number", int, where), index)
+    _expect(where, "dealer", _field(hand, "dealer", int, where), state.dealer)
+    deck = _deck(hand, where)
     if seed is not None:
         _expect(where, "deck order", deck_names(deck), deck_names(deck_for(seed, index)))
-    try:
-        state.deal(deck)
-    except InvalidActionError as error:
-        raise _Discrepancy(f"{where}: {error}") from None
-    for number, decision in enumerate(hand.get("decisions", []), start=1):
-        _replay_decision(state, decision, f"{where}, decision {number}")
+    state.deal(deck)
+    for number, decision in enumerate(_field(hand, "decisions", list, where), start=1):
+        at = f"{where}, decision {number}"
+        _replay_decision(state, _entry(decision, at), at)
     if "scores" in hand:
         _check_hand(state, hand, where)
     elif state.hand_results and state.hand_results[-1].number == index:
         raise _Discrepancy(f"{where}: recorded as unfinished, but the engine says it ended")
 
 
-def _replay_decision(state: GameState, decision: dict[str, Any], where: str) -> None:
-    _expect(where, "seat", decision.get("seat"), state.current_seat())
-    legal = state.legal_actions()
-    _expect(where, "forced flag", decision.get("forced"), len(legal) == 1)
+def _deck(hand: dict[str, Any], where: str) -> list[Card]:
+    """The hand's deck: 54 card names, each card once (the two jokers both ``JK``)."""
+    names = _field(hand, "deck", list, where)
     try:
-        state.apply(parse_action(str(decision.get("action"))))
+        if not all(isinstance(name, str) for name in names):
+            raise ValueError("every card should be a name like 'AS'")
+        deck = parse_deck(names)
+    except ValueError as error:
+        raise RecordError(f"{where}: unreadable deck ({error})") from None
+    if sorted(deck) != list(ALL_CARDS):
+        raise RecordError(
+            f"{where}: the deck should hold each of the {DECK_SIZE} cards once; it has "
+            f"{len(deck)} cards, {len(set(deck))} of them different"
+        )
+    return deck
+
+
+def _replay_decision(state: GameState, decision: dict[str, Any], where: str) -> None:
+    seat = _field(decision, "seat", int, where)
+    forced = _field(decision, "forced", bool, where)
+    text = _field(decision, "action", str, where)
+    try:
+        action = parse_action(text)
+    except InvalidActionError as error:
+        raise RecordError(f"{where}: {error}") from None
+    _expect(where, "seat", seat, state.current_seat())
+    _expect(where, "forced flag", forced, len(state.legal_actions()) == 1)
+    try:
+        state.apply(action)
     except (InvalidActionError, IllegalActionError) as error:
         raise _Discrepancy(f"{where}: {error}") from None
 
@@ -280,28 +362,31 @@ def _check_hand(state: GameState, hand: dict[str, Any], where: str) -> None:
     if not state.hand_results or state.hand_results[-1].number != hand["number"]:
         raise _Discrepancy(f"{where}: recorded as finished, but the engine says it goes on")
     result = state.hand_results[-1]
-    _expect(where, "bidder", hand.get("bidder"), result.bidder)
-    _expect(where, "bid", hand.get("bid"), result.bid)
-    _expect(where, "trump", hand.get("trump"), SUIT_LETTERS[result.trump])
-    _expect(where, "tricks", hand.get("tricks"), tricks_json(state.tricks))
-    _expect(where, "points", hand.get("points"), list(result.points))
-    _expect(where, "dead points", hand.get("dead"), result.dead)
-    _expect(where, "scores", hand.get("scores"), list(result.scores))
-    _expect(where, "made", hand.get("made"), result.made)
+    recorded = {key: _field(hand, key, kind, where) for key, kind in _SCORED_HAND_FIELDS.items()}
+    _expect(where, "bidder", recorded["bidder"], result.bidder)
+    _expect(where, "bid", recorded["bid"], result.bid)
+    _expect(where, "trump", recorded["trump"], SUIT_LETTERS[result.trump])
+    _expect(where, "tricks", recorded["tricks"], tricks_json(state.tricks))
+    _expect(where, "points", recorded["points"], list(result.points))
+    _expect(where, "dead points", recorded["dead"], result.dead)
+    _expect(where, "scores", recorded["scores"], list(result.scores))
+    _expect(where, "made", recorded["made"], result.made)
 
 
 def _check_result(state: GameState, record: dict[str, Any]) -> None:
-    result = record.get("result")
+    result = _field(record, "result", dict, "record", optional=True)
     if result is None:
         if state.outcome is not None:
             raise _Discrepancy("result: recorded as unfinished, but the engine says it is over")
         return
-    if result.get("termination") == Termination.FORFEIT.value and state.outcome is None:
-        state.forfeit(_int(result, "forfeited_by", "result"))
+    termination = _field(result, "termination", str, "result")
+    if termination == Termination.FORFEIT.value and state.outcome is None:
+        state.forfeit(_seat(result, "forfeited_by", "result"))
     if state.outcome is None:
         raise _Discrepancy("result: recorded as over, but the engine says the game goes on")
     outcome = state.outcome
-    _expect("result", "termination", result.get("termination"), outcome.termination.value)
-    _expect("result", "winner", result.get("winner"), outcome.winner)
-    _expect("result", "scores", result.get("scores"), list(state.scores))
-    _expect("result", "hand count", result.get("hands"), state.hand_number)
+    _expect("result", "termination", termination, outcome.termination.value)
+    winner = _field(result, "winner", int, "result", optional=True)
+    _expect("result", "winner", winner, outcome.winner)
+    _expect("result", "scores", _field(result, "scores", list, "result"), list(state.scores))
+    _expect("result", "hand count", _field(result, "hands", int, "result"), state.hand_number)

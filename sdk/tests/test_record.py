@@ -190,7 +190,7 @@ def test_replay_reports_a_wrong_forced_flag() -> None:
         ("points", [13, 13], "recorded points [13, 13]"),
         ("dead", 99, "recorded dead points 99"),
         ("scores", [99, 99], "recorded scores [99, 99]"),
-        ("made", None, "recorded made None"),
+        ("made", None, "'made' should be true or false, found None"),
         ("tricks", [], "recorded tricks []"),
     ],
 )
@@ -278,9 +278,58 @@ def test_replay_reports_unknown_rule_options_as_a_malformed_record() -> None:
     record = copy.deepcopy(short_game())
     record["rules"]["trumps"] = "always hearts"
     result = replay(record)
+    assert result.malformed
     assert result.discrepancy is not None
-    assert result.discrepancy.startswith("malformed record:")
-    assert "unknown rule option 'trumps'" in result.discrepancy
+    assert result.discrepancy.startswith("rules: unknown rule option 'trumps'")
+
+
+def _set(path: tuple, value: object):
+    """A change to a record: ``record[path[0]][path[1]]... = value``."""
+
+    def change(record: dict) -> None:
+        *inner, last = path
+        target = record
+        for key in inner:
+            target = target[key]
+        target[last] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_set(("hands", 0, "deck"), ["AS"] * 54), "hand 1: the deck should hold each of the 54"),
+        (lambda r: r["hands"][0]["deck"].pop(), "hand 1: the deck should hold each of the 54"),
+        (_set(("hands", 0, "deck", 3), 7), "hand 1: unreadable deck (every card should be"),
+        (_set(("hands", 1, "decisions", 0, "action"), "fly"), "hand 2, decision 1: cannot read"),
+        (_set(("hands", 1, "decisions", 0, "seat"), "one"), "hand 2, decision 1: 'seat' should"),
+        (_set(("hands", 1, "decisions", 0), 5), "hand 2, decision 1: should be an object"),
+        (_set(("hands", 0, "decisions"), "x"), "hand 1: 'decisions' should be a list, found 'x'"),
+        (lambda r: r["hands"][0].pop("number"), "hand 1: 'number' is missing"),
+        (_set(("hands",), 3), "record: 'hands' should be a list, found 3"),
+        (lambda r: r.pop("first_dealer"), "record: 'first_dealer' is missing"),
+        (_set(("first_dealer",), 4), "record: 'first_dealer' should be a seat, 0 to 3"),
+        (_set(("first_dealer",), True), "record: 'first_dealer' should be a whole number"),
+        (_set(("seed",), [1]), "record: 'seed' should be a whole number or a string"),
+        (_set(("result",), "won"), "record: 'result' should be an object, found 'won'"),
+        (_set(("faults",), [{"hand": 1}]), "faults[0]: 'decision' is missing"),
+        (_set(("players",), [1]), "players[0]: should be an object, found 1"),
+    ],
+)
+def test_replay_calls_a_record_it_cannot_walk_malformed_and_says_where(change, message) -> None:
+    record = copy.deepcopy(short_game())
+    change(record)
+    result = replay(record)
+    assert result.malformed and not result.ok
+    assert result.discrepancy is not None and result.discrepancy.startswith(message)
+
+
+def test_a_readable_record_the_engine_disputes_is_not_malformed() -> None:
+    record = copy.deepcopy(short_game())
+    record["hands"][0]["decisions"][0]["action"] = "bid 3"
+    result = replay(record)
+    assert not result.ok and not result.malformed
 
 
 # --- forfeits -------------------------------------------------------------------------

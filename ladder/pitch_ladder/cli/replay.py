@@ -31,10 +31,12 @@ def replay(
     All re-run by the engine; if it disagrees, shows what replays, the discrepancy, exits 1.
     """
     game = load_record(record)
-    hands = len(game.get("hands", []))
+    replayed = replay_record(game)
+    if replayed.malformed:  # nothing to show: say what is wrong, on one line
+        raise PitchError(f"{record}: not a well-formed game record: {replayed.discrepancy}")
+    hands = len(game["hands"])
     if hand is not None and hand > hands:
         raise PitchError(f"{record}: no hand {hand}; the record has {count_of(hands, 'hand')}")
-    replayed = replay_record(game)
     output_console().print(render_game(game, replayed, hand=hand, seat=seat))
     if not replayed.ok:
         raise typer.Exit(1)
