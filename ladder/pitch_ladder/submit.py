@@ -5,6 +5,10 @@ resubmitting an unchanged folder is recognised whatever it claims. Before a vers
 stored, its copy must start and finish a short game against the random bot through the
 real referee; otherwise the submission is refused with the fault and the bot's stderr.
 
+A bot folder may hold no symbolic link, wherever it points: a link out of the folder
+would copy (and hash) someone else's file, a dangling one nothing, and the ladder's copy
+must be the bot's own files. The refusal names the link and says to copy the file in.
+
 Does not touch the database (``ladder.py`` does).
 """
 
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -42,9 +47,18 @@ _RANDOM_BOT = {
 
 
 def _bot_files(folder: Path) -> Iterator[Path]:
-    """The files of a bot folder that make a version (no ``__pycache__``, no ``.pyc``)."""
+    """The files of a bot folder that make a version (no ``__pycache__``, no ``.pyc``).
+
+    Raises:
+        LadderError: the folder holds a symbolic link.
+    """
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
+        if path.is_symlink():
+            raise LadderError(
+                f"refused: {relative} in {folder} is a symbolic link (to {os.readlink(path)}); "
+                "a bot folder must hold its own files: copy the file in instead of linking it"
+            )
         if "__pycache__" in relative.parts or path.suffix == ".pyc" or not path.is_file():
             continue
         yield relative

@@ -65,6 +65,29 @@ def test_a_bad_manifest_is_refused_naming_the_field(tmp_path: Path) -> None:
     assert _empty(folder)
 
 
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [
+        ("secret.txt", "/etc/hostname"),  # absolute, out of the folder
+        ("data", "../elsewhere"),  # a folder out of the folder
+        ("gone.py", "missing.py"),  # dangling
+        ("again.py", "bot.py"),  # inside the folder: refused all the same
+    ],
+)
+def test_a_bot_folder_holding_a_symlink_is_refused_naming_it(
+    tmp_path: Path, link: str, target: str
+) -> None:
+    folder = tmp_path / "ladder"
+    cli("ladder", "init", "--ladder", folder)
+    (tmp_path / "elsewhere").mkdir()
+    bot = write_bot(tmp_path / "linked", "linked", "")
+    (bot / link).symlink_to(target)
+    message = cli_error("ladder", "submit", bot, "--ladder", folder)
+    assert message.startswith(f"error: refused: {link} in {bot} is a symbolic link (to {target})")
+    assert "copy the file in" in message and message.count("\n") == 1
+    assert _empty(folder)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("code", "fault", "stderr"),
