@@ -19,7 +19,7 @@ from typing import Any
 
 from pitch_referee.errors import BotError
 from pitch_referee.manifest import load_manifest
-from pitch_referee.match import Entrant, MatchError, MatchSettings, resume_match, run_match
+from pitch_referee.match import Entrant, MatchError, MatchFolder, MatchSettings, resume_match
 from pitch_referee.workers import die_with_parent, pin_to_core, usable_cores
 
 
@@ -27,7 +27,9 @@ def play_match(a_folder: str, b_folder: str, settings: dict[str, Any], root: str
     """Play (or finish) one match into ``root`` and return the ids of its finished games.
 
     A folder that already holds the match is resumed: games with a record on disk are
-    not played again, which is what makes a killed ladder run resumable.
+    not played again, which is what makes a killed ladder run resumable. Who plays with
+    which settings comes from the ladder, never from the folder's ``match.json``, which
+    is rewritten: a file in the folder cannot change the match.
 
     Raises:
         RuntimeError: the match could not be played (the message says why). Only built-in
@@ -35,18 +37,10 @@ def play_match(a_folder: str, b_folder: str, settings: dict[str, Any], root: str
     """
     folder = Path(root)
     try:
-        if (folder / "match.json").exists():
-            summary = resume_match(folder, announce=_quiet)
-        else:
-            a, b = load_manifest(a_folder), load_manifest(b_folder)
-            summary = run_match(
-                Entrant(a.name, a),
-                Entrant(b.name, b),
-                MatchSettings(**settings),
-                folder,
-                None,
-                _quiet,
-            )
+        a, b = load_manifest(a_folder), load_manifest(b_folder)
+        header = (Entrant(a.name, a), Entrant(b.name, b), MatchSettings(**settings))
+        MatchFolder(folder).write_header(*header)
+        summary = resume_match(folder, announce=_quiet)
     except (BotError, MatchError, OSError) as error:
         raise RuntimeError(f"{folder.name}: {error}") from None
     return [game["game"] for game in summary["games"]]

@@ -8,6 +8,10 @@ moment loses nothing that finished: the next run finds the unfinished matches, r
 their folders (games with a record are not replayed) and imports what is missing;
 ``(match, game id)`` is unique, so nothing is stored twice.
 
+A record is stored only if ``verify.refusal`` finds nothing wrong with it: the folder is
+a file system anyone may write, the database is the ladder's word. A refused record is
+renamed ``<game>.rejected.json``, so the match plays that game again on the next run.
+
 Runs under the caller's run lock (``lock.py``); does not know about the CLI.
 """
 
@@ -33,9 +37,12 @@ from .models import Bot, BotVersion, Game, Match, now
 from .ownership import deal_secret
 from .schedule import match_folder, match_settings, planned_games, round_robin
 from .standings import latest_versions, rerate
+from .verify import refusal
 
 POLL_S = 0.5
 """How often a run looks for finished games while matches play."""
+REJECTED = ".rejected.json"
+"""The ending of a refused record's new name: the match no longer sees it as played."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,8 @@ class RunProgress:
     """Matches left unfinished by an earlier run, finished by this one."""
     finished: tuple[MatchResult, ...] = ()
     """Matches finished since the previous report."""
+    problems: tuple[str, ...] = ()
+    """Problems met since the previous report: refused records, matches not played."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +144,12 @@ class _Running:
     """The ids of the finished games, as the match job reports them when it ends."""
 
     @cached_property
+    def match_settings(self) -> MatchSettings:
+        return MatchSettings(**self.settings)
+
+    @cached_property
     def specs(self) -> dict[str, GameSpec]:
-        return {spec.game_id: spec for spec in schedule(MatchSettings(**self.settings))}
+        return {spec.game_id: spec for spec in schedule(self.match_settings)}
 
     def result(self) -> MatchResult:
         scores = list(self.scores.values())
@@ -145,57 +158,30 @@ class _Running:
 
 
 def play_pending(
-    ladder: Path, engine: Engine, executor: Executor, progress: ProgressCallback | None = None
+    ladder: Path,
+    engine: Engine,
+    executor: Executor,
+    progress: ProgressCallback | None = None,
 ) -> RunReport:
     """Play every pending match on ``executor``, storing games as they finish.
 
     Raises:
-        LadderError: some matches could not be played (the others are stored); running
-            again retries them.
+        LadderError: some matches could not be played, or some records were refused (the
+            other games are stored); running again retries them.
     """
-    running = _pending(engine)
-    resumed = sum(1 for match in running if match.scores or (ladder / match.folder).exists())
-    report = _Reporter(progress, running, resumed)
-    futures: dict[Future[list[str]], _Running] = {
-        executor.submit(
-            play_match,
-            str(ladder / match.a_folder),
-            str(ladder / match.b_folder),
-            match.settings,
-            str(ladder / match.folder),
-        ): match
-        for match in running
-    }
-    errors: list[str] = []
-    stored = 0
-    try:
-        report.send(())
-        while futures:
-            done, _ = wait(futures, timeout=POLL_S, return_when=FIRST_COMPLETED)
-            completed = []
-            for future in done:
-                match = futures.pop(future)
-                error = future.exception()
-                if error is None:
-                    match.played = future.result()
-                    completed.append(match)
-                else:
-                    errors.append(str(error))
-            new, complaints = _import(ladder, engine, [*futures.values(), *completed], completed)
-            stored += new
-            errors += complaints
-            if new or completed:
-                report.send(tuple(match.result() for match in completed))
-    except BaseException:
-        for future in futures:  # the executor is the caller's: stop only our matches
-            future.cancel()
-        raise
-    if errors:
+    matches = _pending(engine)
+    resumed = sum(1 for match in matches if match.scores or (ladder / match.folder).exists())
+    run = _Run(ladder, engine, _Reporter(progress, matches, resumed))
+    run.reporter.send()
+    run.play(matches, executor)
+    if run.problems:
+        count = len(run.problems)
+        more = f" (and {count - 1} more)" if count > 1 else ""
         raise LadderError(
-            f"{len(errors)} match(es) could not be played ({errors[0]}); their finished games "
-            "are stored: run again to finish them"
+            f"{count} problem(s) in this run: {run.problems[0]}{more}; the other games are "
+            "stored: run again to finish the matches"
         )
-    return RunReport(len(running), stored)
+    return RunReport(len(matches), run.stored)
 
 
 def _pending(engine: Engine) -> list[_Running]:
@@ -244,7 +230,7 @@ class _Reporter:
         self.resumed = resumed
         self.finished = 0
 
-    def send(self, finished: tuple[MatchResult, ...]) -> None:
+    def send(self, finished: tuple[MatchResult, ...] = (), problems: tuple[str, ...] = ()) -> None:
         self.finished += len(finished)
         if self.callback:
             self.callback(
@@ -255,52 +241,170 @@ class _Reporter:
                     matches_planned=len(self.running),
                     resumed=self.resumed,
                     finished=finished,
+                    problems=problems,
                 )
             )
 
 
-def _import(
-    ladder: Path, engine: Engine, matches: list[_Running], completed: list[_Running]
-) -> tuple[int, list[str]]:
-    """Store the new records of ``matches`` and mark ``completed`` finished, in one transaction.
+@dataclass(frozen=True)
+class _Found:
+    """A finished game on disk, read once: what is checked is what is stored."""
 
-    Returns how many games were stored, and a complaint for each completed match that
-    has fewer games stored than planned or than it played (it stays pending, so that the
-    next run resumes it).
-    """
-    found = [(match, *new) for match in matches for new in _new_records(ladder, match)]
-    if not found and not completed:
-        return 0, []
-    complaints = []
-    with Session(engine) as session:
-        games = [_game_row(ladder, match.match_id, *new) for match, *new in found]
-        session.add_all(games)
-        if games:
-            session.flush()
-            rerate(session, {game.id for game in games if game.id is not None})
-        for match in completed:
-            stored = {spec.game_id for m, spec, *_ in found if m is match} | set(match.scores)
-            if len(stored) < match.planned or not stored.issuperset(match.played):
-                complaints.append(
-                    f"{match.folder}: {len(stored)} of {match.planned} games stored "
-                    f"({len(match.played)} played)"
-                )
+    match: _Running
+    spec: GameSpec
+    record: dict[str, Any]
+    path: Path
+    finished_at: datetime
+
+
+class _Run:
+    """One ``play_pending``: plays matches on executors, stores their games, keeps problems."""
+
+    def __init__(self, ladder: Path, engine: Engine, reporter: _Reporter) -> None:
+        self.ladder = ladder
+        self.engine = engine
+        self.reporter = reporter
+        self.stored = 0
+        self.problems: list[str] = []
+
+    def problem(self, text: str) -> None:
+        self.problems.append(text)
+        self.reporter.send(problems=(text,))
+
+    def play(self, matches: list[_Running], executor: Executor) -> None:
+        """Play ``matches`` on ``executor``.
+
+        Raises:
+            LadderError: the executor refuses jobs.
+        """
+        futures: dict[Future[list[str]], _Running] = {}
+        try:
+            for match in matches:
+                futures[self._submit(executor, match)] = match
+            while futures:
+                done, _ = wait(futures, timeout=POLL_S, return_when=FIRST_COMPLETED)
+                ended, completed = [futures.pop(future) for future in done], []
+                for future, match in zip(done, ended, strict=True):
+                    error = future.exception()
+                    if error is not None:
+                        self.problem(str(error))
+                    else:
+                        match.played = future.result()
+                        completed.append(match)
+                self._store([*futures.values(), *ended], completed)
+        except BaseException:
+            for future in futures:  # the executor may be the caller's: stop only our matches
+                future.cancel()
+            raise
+
+    def _submit(self, executor: Executor, match: _Running) -> Future[list[str]]:
+        try:
+            return executor.submit(
+                play_match,
+                str(self.ladder / match.a_folder),
+                str(self.ladder / match.b_folder),
+                match.settings,
+                str(self.ladder / match.folder),
+            )
+        except RuntimeError as error:  # shut down, or a broken process pool
+            raise LadderError(f"the executor refused the match {match.folder}: {error}") from None
+
+    def _store(self, matches: list[_Running], completed: list[_Running]) -> None:
+        """Store the new records of ``matches`` and mark ``completed`` finished, in one
+        transaction.
+
+        A completed match with fewer games stored than planned, or than it played, is a
+        problem: it stays pending, so that the next run resumes it.
+        """
+        found = [new for match in matches for new in self._new_records(match)]
+        if not found and not completed:
+            return
+        problems, finished = self._commit(found, completed)
+        for new in found:
+            new.match.scores[new.spec.game_id] = GameOutcome.from_record(
+                new.spec, new.record
+            ).a_score
+        self.stored += len(found)
+        self.reporter.send(tuple(match.result() for match in finished))
+        for text in problems:
+            self.problem(text)
+
+    def _commit(
+        self, found: list[_Found], completed: list[_Running]
+    ) -> tuple[list[str], list[_Running]]:
+        """The transaction of ``_store``: returns its problems and the matches it finished."""
+        problems, finished = [], []
+        with Session(self.engine) as session:
+            games = [_game_row(self.ladder, new) for new in found]
+            session.add_all(games)
+            if games:
+                session.flush()
+                rerate(session, {game.id for game in games if game.id is not None})
+            for match in completed:
+                stored = {new.spec.game_id for new in found if new.match is match}
+                stored |= set(match.scores)
+                if len(stored) < match.planned or not stored.issuperset(match.played):
+                    problems.append(
+                        f"{match.folder}: {len(stored)} of {match.planned} games stored "
+                        f"({len(match.played)} played)"
+                    )
+                    continue
+                row = session.get_one(Match, match.match_id)
+                row.status, row.finished_at = "finished", now()
+                finished.append(match)
+            session.commit()
+        return problems, finished
+
+    def _new_records(self, match: _Running) -> list[_Found]:
+        """Finished games of ``match`` on disk, not stored yet, that pass ``verify``.
+
+        Any other ``.json`` file in the games folder is refused: renamed aside, reported.
+        """
+        games = self.ladder / match.folder / "games"
+        if not games.is_dir():
+            return []
+        found = []
+        for path in sorted(games.glob("*.json")):
+            if path.name.endswith(REJECTED) or path.stem in match.scores:
                 continue
-            row = session.get_one(Match, match.match_id)
-            row.status, row.finished_at = "finished", now()
-        session.commit()
-    for match, spec, record, _path in found:
-        match.scores[spec.game_id] = GameOutcome.from_record(spec, record).a_score
-    return len(found), complaints
+            spec = match.specs.get(path.stem)
+            if spec is None:
+                self._refuse(match, path, "not a game of the match's schedule")
+                continue
+            try:
+                finished_at = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+                record = load_record(path)
+            except FileNotFoundError:
+                continue  # moved meanwhile
+            except RecordError as error:
+                if path.exists():
+                    self._refuse(match, path, str(error).removeprefix(f"{path}: "))
+                continue
+            if not record.get("result"):
+                continue  # a game still going on
+            reason = refusal(record, spec, match.match_settings, match.a, match.b)
+            if reason is None:
+                found.append(_Found(match, spec, record, path, finished_at))
+            else:
+                self._refuse(match, path, reason)
+        return found
+
+    def _refuse(self, match: _Running, path: Path, reason: str) -> None:
+        aside = path.with_name(path.stem + REJECTED)
+        try:
+            path.replace(aside)
+            moved = f"moved to {aside.name}, the match plays it again"
+        except OSError as error:
+            moved = f"could not be moved aside ({error.strerror})"
+        self.problem(f"{match.folder}/games/{path.name} refused: {reason}; {moved}")
 
 
-def _game_row(
-    ladder: Path, match_id: int, spec: GameSpec, record: dict[str, Any], path: Path
-) -> Game:
+def _game_row(ladder: Path, found: _Found) -> Game:
+    spec, record = found.spec, found.record
     outcome = GameOutcome.from_record(spec, record)
     return Game.model_validate(
         {
-            "match_id": match_id,
+            "match_id": found.match.match_id,
             "game_id": spec.game_id,
             "a_team": spec.a_team,
             "a_score": outcome.a_score,
@@ -309,28 +413,8 @@ def _game_row(
             "b_points": outcome.b_points,
             "faults": outcome.faults,
             "termination": record["result"]["termination"],
-            "record_path": path.relative_to(ladder).as_posix(),
+            "record_path": found.path.relative_to(ladder).as_posix(),
             "record": record,
-            "finished_at": datetime.fromtimestamp(path.stat().st_mtime, UTC),
+            "finished_at": found.finished_at,
         }
     )
-
-
-def _new_records(ladder: Path, match: _Running) -> list[tuple[GameSpec, dict[str, Any], Path]]:
-    """Finished games of ``match`` on disk that are not stored yet."""
-    games = ladder / match.folder / "games"
-    if not games.is_dir():
-        return []
-    specs = match.specs
-    new = []
-    for path in sorted(games.glob("*.json")):
-        spec = specs.get(path.stem)
-        if spec is None or spec.game_id in match.scores:
-            continue
-        try:
-            record = load_record(path)
-        except RecordError:
-            continue
-        if record.get("result"):
-            new.append((spec, record, path))
-    return new

@@ -210,6 +210,8 @@ def run_with_progress(console: Console, play: Callable[[ProgressCallback], RunRe
             if first and progress.resumed:
                 bar.console.print(f"finishing {progress.resumed} matches of an interrupted run")
             first = False
+            for problem in progress.problems:
+                bar.console.print(f"[yellow]problem:[/] {problem}", soft_wrap=True)
             for result in progress.finished:
                 bar.console.print(
                     f"round {result.round}: {result.a} vs {result.b}  "

@@ -1,0 +1,69 @@
+"""Whether a game record found in a match folder may be stored in the ladder.
+
+Match jobs hand their games to the ladder as files, and anything that can write the
+match folder (a bot that is not sandboxed, a user, a bug) can write a file there. So the
+ladder stores a record only if it is a game its own referee would have written for that
+match: a game of the match's schedule, with the schedule's seed, first dealer and rules,
+the match's two bots in the right seats, and a result that the rules engine confirms by
+replaying every hand.
+
+What no check on a file can tell: whether each legal decision in it is the one the bot
+made, or whether a forfeit it claims happened (the engine cannot replay a bot's fault).
+Only keeping the bots away from the ladder folder (the sandbox) closes that.
+
+Imports nothing from the rest of the ladder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pitch_referee.match import GameSpec, MatchSettings
+from pitch_sdk.record import replay
+
+
+def refusal(
+    record: dict[str, Any], spec: GameSpec, settings: MatchSettings, a: str, b: str
+) -> str | None:
+    """Why ``record`` may not be stored as game ``spec`` of the match ``a`` vs ``b``, or None.
+
+    ``settings`` are the match's settings as the ladder scheduled them (the database's,
+    not the folder's ``match.json``, which is a file like any other).
+    """
+    expected = {
+        "seed": spec.seed,
+        "first dealer": spec.first_dealer,
+        "rules": settings.options().to_dict(),
+        "players": [a if seat % 2 == spec.a_team else b for seat in range(4)],
+    }
+    found = {
+        "seed": record.get("seed"),
+        "first dealer": record.get("first_dealer"),
+        "rules": record.get("rules"),
+        "players": _names(record.get("players")),
+    }
+    for what, value in expected.items():
+        if found[what] != value:
+            return f"its {what} {found[what]!r} is not the schedule's {value!r}"
+    result, faults = record.get("result"), record.get("faults")
+    if not isinstance(result, dict):
+        return "it has no result"
+    if not isinstance(faults, list) or not all(isinstance(fault, dict) for fault in faults):
+        return "its faults are not a list of faults"
+    replayed = replay(record)
+    if not replayed.ok:
+        return f"the engine disagrees with it ({replayed.discrepancy})"
+    if result.get("termination") == "forfeit" and (
+        not faults or faults[-1].get("seat") != result.get("forfeited_by")
+    ):
+        return f"it claims a forfeit by seat {result.get('forfeited_by')} without its fault"
+    return None
+
+
+def _names(players: Any) -> list[Any] | None:
+    """The name at each seat, or None if ``players`` is not one entry per seat in order."""
+    if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
+        return None
+    if [player.get("seat") for player in players] != list(range(len(players))):
+        return None
+    return [player.get("name") for player in players]
