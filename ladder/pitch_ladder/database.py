@@ -5,17 +5,26 @@ writer) with a busy timeout (a second writer waits instead of failing); PostgreS
 given a URL. Alembic migrations run before every command, so a ladder made by an older
 release is upgraded in place and keeps its data.
 
+Only ``ladder init`` creates a database. Every other command opens an existing one, and
+refuses a database that is missing, empty or not a ladder's with a message that says
+how to restore it: an empty database in its place would lose track of every bot and
+game in the folder. SQLite would create the file on connect, so those connections open
+it read-write only (``mode=rw``), and ``watch`` notices a file deleted under a run.
+
 Imports only the models from the rest of the ladder.
 """
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy import URL, Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 
 from .errors import LadderError
 
@@ -30,6 +39,19 @@ SCHEMA_REVISION = "0003"
 """The newest migration (a test checks it is Alembic's head): a database at it is not
 upgraded, and then Alembic, slow to import, is not even loaded."""
 _MIGRATION_LOCK = 0x70697463  # any constant: serializes concurrent upgrades on PostgreSQL
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+MISSING, EMPTY, NO_LADDER = "is missing", "is empty (0 bytes)", "holds no ladder tables"
+"""The problems of a database that ``create`` may fix: there is no ladder to lose."""
+RESTORE_HINT = (
+    "nothing was changed: restore the database from a backup with `pitch ladder restore "
+    "FILE` (backups come from `pitch ladder backup`), or start a new ladder in another "
+    "folder with `pitch ladder init`"
+)
+_POSTGRES_HINT = (
+    "nothing was changed: restore it from your backup (pg_dump), or create a ladder there "
+    "with `pitch ladder init` in a new folder"
+)
 
 
 def database_url(folder: Path, db: str | None) -> str:
@@ -59,34 +81,141 @@ def shown_url(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def open_database(url: str) -> Engine:
-    """An engine for ``url`` whose schema is at the latest migration.
+def sqlite_path(url: str | URL) -> Path | None:
+    """The file of an SQLite URL; None for other databases (and in-memory SQLite)."""
+    url = make_url(url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
 
-    Raises:
-        LadderError: the URL names an unknown driver, or the database cannot be reached.
+
+def sqlite_problem(path: Path) -> str | None:
+    """What makes ``path`` unusable as an existing ladder database, or None.
+
+    Reads the file without changing it. Only the header and the table list are read: a
+    file damaged further in fails on a later query (``open_database`` says so too).
     """
     try:
-        engine = _create_engine(url)
+        with path.open("rb") as file:
+            header = file.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return MISSING
+    if not header:
+        return EMPTY
+    if header != SQLITE_HEADER:
+        return "is not an SQLite database (it is damaged, or another kind of file)"
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as connection:
+            tables = connection.execute("SELECT name FROM sqlite_master").fetchall()
+    except sqlite3.DatabaseError as error:
+        return f"is damaged ({error})"
+    return None if ("alembic_version",) in tables else NO_LADDER
+
+
+def existing_file_uri(path: Path) -> str:
+    """An SQLite URI that opens ``path`` read-write only if it exists (never creates it)."""
+    return f"{path.resolve().as_uri()}?mode=rw"
+
+
+def open_database(url: str, *, create: bool = False) -> Engine:
+    """An engine for ``url`` whose schema is at the latest migration.
+
+    Args:
+        create: make the database (and its schema) if there is none; only ``ladder init``.
+
+    Raises:
+        LadderError: the URL names an unknown driver, the database cannot be reached, or
+            (unless ``create``) it is missing, empty, damaged or holds no ladder.
+    """
+    path = sqlite_path(url)
+    where = f"the ladder database {path}" if path else f"the database {shown_url(url)}"
+    hint = RESTORE_HINT if path else _POSTGRES_HINT
+    problem = sqlite_problem(path) if path else None
+    if problem and not (create and problem in (MISSING, EMPTY, NO_LADDER)):
+        raise LadderError(f"{where} {problem}; {hint}")
+    try:
+        engine = _create_engine(url, create)
     except (ArgumentError, ImportError) as error:
         raise LadderError(f"database {shown_url(url)}: {error}; {_URL_HINT}") from None
     try:
+        if not create and not path:
+            _check_is_ladder(engine, where, hint)
         migrate(engine)
     except OperationalError as error:
         engine.dispose()
-        reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
         raise LadderError(
-            f"cannot reach the database {shown_url(url)} ({reason}): check that the server "
-            "runs and that --db (or PITCH_DB) names it"
+            f"cannot reach the database {shown_url(url)} ({_reason(error)}): check that the "
+            "server runs and that --db (or PITCH_DB) names it"
         ) from None
+    except DatabaseError as error:  # SQLite: "database disk image is malformed", ...
+        engine.dispose()
+        raise LadderError(f"{where} is damaged ({_reason(error)}); {hint}") from None
+    except BaseException:
+        engine.dispose()
+        raise
     return engine
 
 
-def _create_engine(url: str) -> Engine:
+def _reason(error: DatabaseError) -> str:
+    return str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+
+
+def _check_is_ladder(engine: Engine, where: str, hint: str) -> None:
+    """A server database (SQLite files are checked by ``sqlite_problem``)."""
+    with engine.connect() as connection:
+        if _revision(connection) is None:
+            raise LadderError(f"{where} {NO_LADDER}; {hint}")
+
+
+def watch(engine: Engine) -> Callable[[], None]:
+    """A check for a long command to call before each write: is its database still there?
+
+    A deleted (or replaced) SQLite file stays readable and writable through the
+    connections already open, so a run would go on storing games into a file nobody will
+    see again. The check compares the file now at the path with the one opened (device
+    and inode). PostgreSQL needs none: a dropped database fails the next write.
+
+    The returned function raises ``LadderError`` when the file changed.
+    """
+    path = sqlite_path(engine.url)
+    if path is None:
+        return lambda: None
+    opened = _identity(path)
+
+    def check() -> None:
+        if _identity(path) != opened:
+            raise LadderError(
+                f"the ladder database {path} was deleted or replaced while this command ran, "
+                "so nothing more is stored (the records stay in the match folders); restore "
+                "it with `pitch ladder restore FILE`, then run again"
+            )
+
+    return check
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+def _create_engine(url: str, create: bool) -> Engine:
     if make_url(url).get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
     engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    if not create and sqlite_path(url):
+        event.listen(engine, "do_connect", _without_creating)
     event.listen(engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def _without_creating(_dialect: Any, _record: Any, cargs: list[Any], cparams: dict) -> None:
+    """Open the SQLite file read-write only: a file gone meanwhile fails, not reappears."""
+    cargs[0] = existing_file_uri(Path(cargs[0]))
+    cparams["uri"] = True
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:

@@ -4,8 +4,9 @@ A ladder folder holds ``ladder.toml`` (marks the folder, holds the ladder's id, 
 the database when it is not the default), ``ladder.db`` (the SQLite default),
 ``bots/<name>/<hash12>/`` (the ladder's copy of every submitted version),
 ``matches/<round>-<a>-vs-<b>/`` (records and logs), ``smoke/`` (the smoke tests of
-refused submissions) and ``run.lock``. The database URL comes from the caller
-(``--db``/``PITCH_DB``), else from ``ladder.toml``, else it is the folder's SQLite file.
+refused submissions), ``backups/`` (``ladder backup``) and ``run.lock``. The database
+URL comes from the caller (``--db``/``PITCH_DB``), else from ``ladder.toml``, else it is
+the folder's SQLite file.
 
 Plain functions and classes over a folder and an engine: no Typer, no printing.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 import tomllib
 from collections import Counter
 from collections.abc import Callable
@@ -29,7 +31,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from .database import database_url, open_database, shown_url
+from . import backup as backups
+from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
 from .executor import local_executor
 from .lock import RunLock
@@ -40,6 +43,7 @@ from .standings import Standing, latest_versions, standings, version_label
 from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_test
 
 LADDER_FILE = "ladder.toml"
+BOTS_FOLDER = "bots"
 
 
 @dataclass(frozen=True)
@@ -84,13 +88,19 @@ class Ladder:
     def __init__(self, folder: Path, engine: Engine) -> None:
         self.folder = folder.resolve()  # jobs may run with another working folder
         self.engine = engine
+        self.check_database = watch(engine)
+        """Raises ``LadderError`` if the database file opened is no longer there."""
 
     @classmethod
     def init(cls, folder: Path, db: str | None = None) -> Ladder:
         """Create the ladder (or open it if it exists), bringing its schema up to date.
 
+        Only a ladder with no bots yet gets a new database: for a ladder with bots, a
+        missing database is lost data to restore, not something to create afresh.
+
         Raises:
-            LadderError: the database cannot be reached.
+            LadderError: the database cannot be reached, or (a ladder with bots) it is
+                missing, empty or damaged.
         """
         marker = folder / LADDER_FILE
         if not marker.exists():
@@ -99,26 +109,22 @@ class Ladder:
             if db:
                 text += f"database = {json.dumps(db)}\n"
             marker.write_text(text)
-        return cls.open(folder, db)
+        return cls._open(folder, db, create=not (folder / BOTS_FOLDER).exists())
 
     @classmethod
     def open(cls, folder: Path, db: str | None = None) -> Ladder:
         """Open an existing ladder, migrating its schema if needed.
 
         Raises:
-            LadderError: no ladder in ``folder``, or its database cannot be reached.
+            LadderError: no ladder in ``folder``, or its database cannot be reached, or is
+                missing, empty or damaged.
         """
-        marker = folder / LADDER_FILE
-        try:
-            config = tomllib.loads(marker.read_text())
-        except FileNotFoundError:
-            raise LadderError(
-                f"no ladder in {folder}: create one with `pitch ladder init --ladder {folder}`"
-            ) from None
-        except tomllib.TOMLDecodeError as error:
-            raise LadderError(f"{marker}: not valid TOML ({error})") from None
-        url = database_url(folder, db or config.get("database"))
-        engine = open_database(url)
+        return cls._open(folder, db, create=False)
+
+    @classmethod
+    def _open(cls, folder: Path, db: str | None, create: bool) -> Ladder:
+        marker, url = _database_of(folder, db)
+        engine = open_database(url, create=create)
         try:
             claim_database(engine, marker, shown_url(url))
         except BaseException:
@@ -156,7 +162,7 @@ class Ladder:
         name = name or manifest.name
         check_name(name)
         digest = content_hash(manifest.folder)
-        relative = f"bots/{name}/{digest[:12]}"
+        relative = f"{BOTS_FOLDER}/{name}/{digest[:12]}"
         with Session(self.engine) as session:
             bot = session.exec(select(Bot).where(Bot.name == name)).first()
             if bot is not None:
@@ -310,8 +316,9 @@ class Ladder:
             wait: wait for another run on this ladder to end instead of refusing.
 
         Raises:
-            LadderError: another run holds the ladder, fewer than two active bots, or some
-                matches could not be played.
+            LadderError: another run holds the ladder, fewer than two active bots, some
+                matches could not be played or records were refused, or the database
+                file was deleted meanwhile.
             ValueError: a bad rule or game count.
         """
         if rounds < 1:
@@ -319,13 +326,48 @@ class Ladder:
         if games_per_match < 1:
             raise LadderError("--games-per-match must be at least 1")
         with RunLock(self.folder, wait, on_wait):
+            self.check_database()
             unfinished = pending_rounds(self.engine)
             if rounds > unfinished:
                 schedule_rounds(self.engine, rounds - unfinished, games_per_match, rules or {})
             if executor is not None:
-                return play_pending(self.folder, self.engine, executor, progress)
+                return play_pending(
+                    self.folder, self.engine, executor, progress, self.check_database
+                )
             with local_executor(workers, affinity) as pool:
-                return play_pending(self.folder, self.engine, pool, progress)
+                return play_pending(self.folder, self.engine, pool, progress, self.check_database)
+
+    # --- backups ----------------------------------------------------------------------
+
+    def backup(self, out: Path | None = None) -> Path:
+        """Copy the SQLite database to ``out`` (default: ``backups/ladder-<time>.db``).
+
+        Raises:
+            LadderError: the database is PostgreSQL, or ``out`` exists.
+        """
+        database = backups.database_file(str(self.engine.url))
+        out = out or self.folder / "backups" / f"ladder-{time.strftime('%Y%m%d-%H%M%S')}.db"
+        backups.backup(database, out)
+        return out
+
+    @staticmethod
+    def restore(folder: Path, source: Path, db: str | None = None) -> Path | None:
+        """Put the backup ``source`` in place of the ladder's SQLite database.
+
+        Works whatever state the database is in (it is not opened), once no run holds the
+        ladder. Returns where the replaced database is kept (None if there was none).
+
+        Raises:
+            LadderError: no ladder in ``folder``, a PostgreSQL database, a run in progress,
+                or ``source`` is not a backup of this ladder.
+        """
+        marker, url = _database_of(folder, db)
+        database = backups.database_file(url)
+        backups.check_backup(source, tomllib.loads(marker.read_text()).get("id"))
+        if source.resolve() == database.resolve():
+            raise LadderError(f"{source} is the ladder's database itself, not a backup")
+        with RunLock(folder):
+            return backups.restore(database, source)
 
     # --- results ----------------------------------------------------------------------
 
@@ -431,3 +473,21 @@ def _game_query() -> Any:
 
 
 _GAME_QUERY = _game_query()
+
+
+def _database_of(folder: Path, db: str | None) -> tuple[Path, str]:
+    """The ladder's ``ladder.toml`` and its database URL (``db`` first, then the file's).
+
+    Raises:
+        LadderError: no ladder in ``folder``, or its ``ladder.toml`` is not TOML.
+    """
+    marker = folder / LADDER_FILE
+    try:
+        config = tomllib.loads(marker.read_text())
+    except FileNotFoundError:
+        raise LadderError(
+            f"no ladder in {folder}: create one with `pitch ladder init --ladder {folder}`"
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise LadderError(f"{marker}: not valid TOML ({error})") from None
+    return marker, database_url(folder, db or config.get("database"))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, func
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from pitch_referee.match import GameOutcome, GameSpec, MatchSettings, schedule
@@ -162,16 +163,20 @@ def play_pending(
     engine: Engine,
     executor: Executor,
     progress: ProgressCallback | None = None,
+    check_database: Callable[[], None] = lambda: None,
 ) -> RunReport:
     """Play every pending match on ``executor``, storing games as they finish.
 
+    ``check_database`` is called before each write (``database.watch``).
+
     Raises:
         LadderError: some matches could not be played, or some records were refused (the
-            other games are stored); running again retries them.
+            other games are stored); running again retries them. Or the database went
+            away (``check_database``).
     """
     matches = _pending(engine)
     resumed = sum(1 for match in matches if match.scores or (ladder / match.folder).exists())
-    run = _Run(ladder, engine, _Reporter(progress, matches, resumed))
+    run = _Run(ladder, engine, _Reporter(progress, matches, resumed), check_database)
     run.reporter.send()
     run.play(matches, executor)
     if run.problems:
@@ -260,10 +265,17 @@ class _Found:
 class _Run:
     """One ``play_pending``: plays matches on executors, stores their games, keeps problems."""
 
-    def __init__(self, ladder: Path, engine: Engine, reporter: _Reporter) -> None:
+    def __init__(
+        self,
+        ladder: Path,
+        engine: Engine,
+        reporter: _Reporter,
+        check_database: Callable[[], None],
+    ) -> None:
         self.ladder = ladder
         self.engine = engine
         self.reporter = reporter
+        self.check_database = check_database
         self.stored = 0
         self.problems: list[str] = []
 
@@ -316,10 +328,18 @@ class _Run:
         A completed match with fewer games stored than planned, or than it played, is a
         problem: it stays pending, so that the next run resumes it.
         """
+        self.check_database()
         found = [new for match in matches for new in self._new_records(match)]
         if not found and not completed:
             return
-        problems, finished = self._commit(found, completed)
+        try:
+            problems, finished = self._commit(found, completed)
+        except DBAPIError as error:
+            reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+            raise LadderError(
+                f"the database failed while storing games ({reason}), so nothing more is "
+                "stored (the records stay in the match folders): check it, then run again"
+            ) from None
         for new in found:
             new.match.scores[new.spec.game_id] = GameOutcome.from_record(
                 new.spec, new.record

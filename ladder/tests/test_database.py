@@ -107,7 +107,7 @@ def test_the_schema_revision_constant_is_alembics_head() -> None:
 
 def test_open_database_migrates_once_and_keeps_data(db_url: str) -> None:
     url = database_url(Path("."), db_url)
-    engine = open_database(url)
+    engine = open_database(url, create=True)  # ladder init
     with engine.begin() as connection:
         connection.execute(
             text("INSERT INTO bot (name, active, created_at) VALUES ('kept', true, :now)"),
@@ -137,7 +137,7 @@ def test_a_migration_that_fails_halfway_leaves_no_table_behind(db_url: str) -> N
     with engine.connect() as connection:
         assert inspect(connection).get_table_names() == []
     engine.dispose()
-    engine = open_database(url)  # the next command migrates from scratch
+    engine = open_database(url, create=True)  # ladder init again migrates from scratch
     with engine.connect() as connection:
         assert set(inspect(connection).get_table_names()) == {
             *SQLModel.metadata.tables,
@@ -147,7 +147,7 @@ def test_a_migration_that_fails_halfway_leaves_no_table_behind(db_url: str) -> N
 
 
 def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:
-    engine = open_database(database_url(tmp_path, None))
+    engine = open_database(database_url(tmp_path, None), create=True)
     with engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30_000

@@ -228,6 +228,50 @@ def run_with_progress(console: Console, play: Callable[[ProgressCallback], RunRe
 
 
 @app.command()
+def backup(
+    *,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="The backup file (default: backups/ladder-<time>.db in the ladder)."),
+    ] = None,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Copy the SQLite database to a backup file, consistently even while a run writes."""
+    with open_ladder(ladder, db) as opened:
+        written = opened.backup(out)
+    output_console().print(
+        f"backed up the database to {written}; restore it with "
+        f"`pitch ladder restore {written} --ladder {ladder}`",
+        soft_wrap=True,
+    )
+
+
+@app.command()
+def restore(
+    backup_file: Annotated[Path, typer.Argument(help="A file made by `pitch ladder backup`.")],
+    *,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Put a backup in the place of the SQLite database (missing, damaged or not).
+
+    The database it replaces is kept beside it. Games played after the backup are still
+    in their match folders: the next `pitch ladder run` imports them.
+    """
+    from ..ladder import Ladder
+
+    kept = Ladder.restore(ladder, backup_file, db)
+    note = f"; the database it replaced is kept as {kept}" if kept else ""
+    output_console().print(
+        f"restored {backup_file} as the ladder's database{note}. Matches played after the "
+        "backup are pending again: `pitch ladder run` imports their games from the match "
+        "folders (bots submitted after it must be submitted again)",
+        soft_wrap=True,
+    )
+
+
+@app.command()
 def standings(
     *,
     all_bots: Annotated[bool, typer.Option("--all", help="Include retired bots.")] = False,

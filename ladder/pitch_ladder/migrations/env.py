@@ -7,7 +7,7 @@ migration after changing ``models.py``, autogenerate it against a database at he
     from alembic import command
     from pitch_ladder.database import alembic_config, open_database
     config = alembic_config()
-    with open_database("sqlite:////tmp/dev.db").begin() as connection:
+    with open_database("sqlite:////tmp/dev.db", create=True).begin() as connection:
         config.attributes["connection"] = connection
         command.revision(config, "what changed", autogenerate=True)
 """
