@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +69,22 @@ def local_executor(workers: int | None = None, affinity: bool = True) -> Executo
         initializer=_start_worker,
         initargs=(os.getpid(), cores if affinity else None, context.Value("i", 0)),
     )
+
+
+@contextmanager
+def local_pool(workers: int, affinity: bool = True) -> Iterator[Executor]:
+    """``local_executor`` for one ``with`` block, which waits for its jobs only on success.
+
+    On an error the run is over: waiting for the matches still playing would only delay
+    the message, and the workers die with this process anyway.
+    """
+    pool = local_executor(workers, affinity)
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def _start_worker(parent: int, cores: list[int] | None, started: Any) -> None:

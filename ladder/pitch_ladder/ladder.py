@@ -21,7 +21,9 @@ import tomllib
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Executor
+from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -31,14 +33,23 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
+from pitch_referee.workers import usable_cores
+
 from . import backup as backups
 from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
-from .executor import local_executor
+from .executor import local_pool
 from .lock import RunLock
 from .models import Bot, BotVersion, Game, Match
 from .ownership import claim_database, new_ladder_id
-from .runner import ProgressCallback, RunReport, pending_rounds, play_pending, schedule_rounds
+from .runner import (
+    Pools,
+    ProgressCallback,
+    RunReport,
+    pending_rounds,
+    play_pending,
+    schedule_rounds,
+)
 from .standings import Standing, latest_versions, standings, version_label
 from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_test
 
@@ -311,8 +322,9 @@ class Ladder:
         plays exactly the schedule the first one would have played.
 
         Args:
-            executor: where matches run; default a local process pool of ``workers``,
-                each pinned to its own core if ``affinity``.
+            executor: where matches run; default a local process pool of ``workers``
+                (default: the cores), each pinned to its own core if ``affinity``, and
+                made afresh when a worker dies (see ``runner``).
             wait: wait for another run on this ladder to end instead of refusing.
 
         Raises:
@@ -330,12 +342,11 @@ class Ladder:
             unfinished = pending_rounds(self.engine)
             if rounds > unfinished:
                 schedule_rounds(self.engine, rounds - unfinished, games_per_match, rules or {})
-            if executor is not None:
-                return play_pending(
-                    self.folder, self.engine, executor, progress, self.check_database
-                )
-            with local_executor(workers, affinity) as pool:
-                return play_pending(self.folder, self.engine, pool, progress, self.check_database)
+            pools = partial(local_pool, affinity=affinity) if executor is None else _reuse(executor)
+            size = workers or len(usable_cores())
+            return play_pending(
+                self.folder, self.engine, pools, size, progress, self.check_database
+            )
 
     # --- backups ----------------------------------------------------------------------
 
@@ -473,6 +484,11 @@ def _game_query() -> Any:
 
 
 _GAME_QUERY = _game_query()
+
+
+def _reuse(executor: Executor) -> Pools:
+    """The caller's executor for every attempt: only the local pool is made afresh."""
+    return lambda _size: nullcontext(executor)
 
 
 def _database_of(folder: Path, db: str | None) -> tuple[Path, str]:

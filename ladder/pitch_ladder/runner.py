@@ -12,6 +12,12 @@ A record is stored only if ``verify.refusal`` finds nothing wrong with it: the f
 a file system anyone may write, the database is the ladder's word. A refused record is
 renamed ``<game>.rejected.json``, so the match plays that game again on the next run.
 
+A match whose worker process dies (a bot that kills it, the out-of-memory killer)
+breaks the whole process pool, and every match on it fails with ``BrokenProcessPool``.
+The pool cannot say which match did it, so the run plays the suspects again one at a
+time, each in a pool of its own, and the rest on a fresh pool: a match that kills its
+worker even alone is a problem of this run, and the others finish.
+
 Runs under the caller's run lock (``lock.py``); does not know about the CLI.
 """
 
@@ -19,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -80,6 +88,8 @@ class RunReport:
 
 
 ProgressCallback = Callable[[RunProgress], None]
+Pools = Callable[[int], AbstractContextManager[Executor]]
+"""A fresh executor with so many workers: a process pool that lost a worker is unusable."""
 
 
 def schedule_rounds(
@@ -161,13 +171,17 @@ class _Running:
 def play_pending(
     ladder: Path,
     engine: Engine,
-    executor: Executor,
+    pools: Pools,
+    workers: int,
     progress: ProgressCallback | None = None,
     check_database: Callable[[], None] = lambda: None,
 ) -> RunReport:
-    """Play every pending match on ``executor``, storing games as they finish.
+    """Play every pending match on pools of ``workers``, storing games as they finish.
 
-    ``check_database`` is called before each write (``database.watch``).
+    After a pool breaks, the suspects are the first ``workers + 1`` unfinished matches:
+    a process pool hands out its jobs in order, one more than it has workers, so the
+    match that killed a worker is among them. ``check_database`` is called before each
+    write (``database.watch``).
 
     Raises:
         LadderError: some matches could not be played, or some records were refused (the
@@ -178,7 +192,19 @@ def play_pending(
     resumed = sum(1 for match in matches if match.scores or (ladder / match.folder).exists())
     run = _Run(ladder, engine, _Reporter(progress, matches, resumed), check_database)
     run.reporter.send()
-    run.play(matches, executor)
+    todo = matches
+    while todo:
+        with pools(workers) as executor:
+            broken = run.play(todo, executor)
+        suspects, todo = broken[: workers + 1], broken[workers + 1 :]
+        for match in suspects:
+            with pools(1) as alone:
+                if run.play([match], alone):
+                    run.problem(
+                        f"{match.folder} ({match.a} vs {match.b}): its worker process died "
+                        "even with the match playing alone, so one of these two bots kills "
+                        "processes (or uses all the memory); its finished games are stored"
+                    )
     if run.problems:
         count = len(run.problems)
         more = f" (and {count - 1} more)" if count > 1 else ""
@@ -283,13 +309,14 @@ class _Run:
         self.problems.append(text)
         self.reporter.send(problems=(text,))
 
-    def play(self, matches: list[_Running], executor: Executor) -> None:
-        """Play ``matches`` on ``executor``.
+    def play(self, matches: list[_Running], executor: Executor) -> list[_Running]:
+        """Play ``matches`` on ``executor``; return those cut off by a broken pool, in order.
 
         Raises:
-            LadderError: the executor refuses jobs.
+            LadderError: the executor refuses jobs (a caller's executor that broke).
         """
         futures: dict[Future[list[str]], _Running] = {}
+        broken: list[_Running] = []
         try:
             for match in matches:
                 futures[self._submit(executor, match)] = match
@@ -298,7 +325,9 @@ class _Run:
                 ended, completed = [futures.pop(future) for future in done], []
                 for future, match in zip(done, ended, strict=True):
                     error = future.exception()
-                    if error is not None:
+                    if isinstance(error, BrokenProcessPool):
+                        broken.append(match)
+                    elif error is not None:
                         self.problem(str(error))
                     else:
                         match.played = future.result()
@@ -308,6 +337,7 @@ class _Run:
             for future in futures:  # the executor may be the caller's: stop only our matches
                 future.cancel()
             raise
+        return [match for match in matches if any(match is cut for cut in broken)]
 
     def _submit(self, executor: Executor, match: _Running) -> Future[list[str]]:
         try:
@@ -318,7 +348,7 @@ class _Run:
                 match.settings,
                 str(self.ladder / match.folder),
             )
-        except RuntimeError as error:  # shut down, or a broken process pool
+        except RuntimeError as error:  # shut down, or a process pool broken before
             raise LadderError(f"the executor refused the match {match.folder}: {error}") from None
 
     def _store(self, matches: list[_Running], completed: list[_Running]) -> None:
