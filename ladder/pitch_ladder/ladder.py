@@ -33,6 +33,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
+from pitch_referee.sandbox import unavailable_reason
 from pitch_referee.workers import usable_cores
 
 from . import backup as backups
@@ -91,6 +92,23 @@ class GameInfo:
     b_points: int
     termination: str
     record_path: Path
+
+
+def require_sandbox(trust_bots: bool) -> None:
+    """Refuse to run submitted bots where they cannot be sandboxed, unless trusted.
+
+    (Where the machine can, they are sandboxed, trusted or not: the matches' sandbox
+    setting is ``auto``.)
+
+    Raises:
+        LadderError: the machine cannot sandbox bots and ``trust_bots`` is false.
+    """
+    reason = unavailable_reason()
+    if reason is not None and not trust_bots:
+        raise LadderError(
+            f"the ladder runs submitted bots only in the sandbox, and this machine cannot "
+            f"sandbox them: {reason}; or, if you trust every bot in this ladder, pass --trust-bots"
+        )
 
 
 class Ladder:
@@ -159,16 +177,21 @@ class Ladder:
 
     # --- bots -------------------------------------------------------------------------
 
-    def submit(self, source: Path, name: str | None = None) -> Submission:
+    def submit(
+        self, source: Path, name: str | None = None, *, trust_bots: bool = False
+    ) -> Submission:
         """Validate, copy and smoke-test a bot folder, then store it as a new version.
 
         Identical content already submitted under this name stores nothing (and makes a
-        retired bot active again).
+        retired bot active again). The smoke test runs the bot in the sandbox; where the
+        machine has none, the bot is refused unless ``trust_bots`` (``require_sandbox``).
 
         Raises:
-            LadderError: a bad manifest or name, or the bot failed its smoke test (the
-                message has its stderr); nothing is stored then.
+            LadderError: a bad manifest or name, the machine cannot sandbox the bot, or
+                the bot failed its smoke test (the message has its stderr); nothing is
+                stored then.
         """
+        require_sandbox(trust_bots)
         manifest = read_manifest(source)
         name = name or manifest.name
         check_name(name)
@@ -313,6 +336,7 @@ class Ladder:
         affinity: bool = True,
         progress: ProgressCallback | None = None,
         wait: bool = False,
+        trust_bots: bool = False,
         on_wait: Callable[[int | None], None] = lambda _pid: None,
     ) -> RunReport:
         """Finish the matches an interrupted run left, then play new round-robin rounds.
@@ -326,6 +350,7 @@ class Ladder:
                 (default: the cores), each pinned to its own core if ``affinity``, and
                 made afresh when a worker dies (see ``runner``).
             wait: wait for another run on this ladder to end instead of refusing.
+            trust_bots: run the bots without the sandbox where the machine has none.
 
         Raises:
             LadderError: another run holds the ladder, fewer than two active bots, some
@@ -337,6 +362,7 @@ class Ladder:
             raise LadderError("--rounds must be at least 1")
         if games_per_match < 1:
             raise LadderError("--games-per-match must be at least 1")
+        require_sandbox(trust_bots)
         with RunLock(self.folder, wait, on_wait):
             self.check_database()
             unfinished = pending_rounds(self.engine)

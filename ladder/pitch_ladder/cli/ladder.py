@@ -57,6 +57,14 @@ DbOption = Annotated[
     ),
 ]
 
+TrustOption = Annotated[
+    bool,
+    typer.Option(
+        "--trust-bots",
+        help="Where the machine cannot sandbox bots, run them anyway (only bots you trust).",
+    ),
+]
+
 
 def open_ladder(folder: Path, db: str | None, *, create: bool = False) -> Ladder:
     """The ladder in ``folder`` (created first if ``create``), its schema up to date.
@@ -84,12 +92,13 @@ def submit(
     name: Annotated[
         str | None, typer.Option(help="The bot's name in the ladder (default: the manifest's).")
     ] = None,
+    trust_bots: TrustOption = False,
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
 ) -> None:
     """Add a bot, or a new version of one, after it finishes a short game against random."""
     with open_ladder(ladder, db) as opened:
-        print_submission(output_console(), opened.submit(folder, name))
+        print_submission(output_console(), opened.submit(folder, name, trust_bots=trust_bots))
 
 
 def print_submission(console: Console, submission: Submission) -> None:
@@ -159,6 +168,7 @@ def run(
     wait: Annotated[
         bool, typer.Option(help="If another run holds the ladder, wait instead of refusing.")
     ] = False,
+    trust_bots: TrustOption = False,
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
 ) -> None:
@@ -180,6 +190,7 @@ def run(
                 affinity=affinity,
                 progress=progress,
                 wait=wait,
+                trust_bots=trust_bots,
                 on_wait=lambda pid: console.print(
                     f"waiting for the run in progress (pid {pid or '?'}) to finish"
                 ),
