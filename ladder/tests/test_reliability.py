@@ -19,17 +19,23 @@ from sqlmodel import Session, func, select
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.lock import LOCK_FILE, RunLock
-from pitch_ladder.models import Game, RatingHistory
+from pitch_ladder.models import Game, LadderIdentity, RatingHistory
+from pitch_ladder.ownership import OWNER_ROW
 
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12", "--workers", "2"]
 """Two rounds of one 12-game match (greedy vs random), two matches at once: 24 games, enough
 that a run is surely still going when the test kills it after a few."""
 GAMES = 24
+DEAL_SECRET = "0" * 64
+"""Every ladder of these tests deals the same cards, so that their games can be compared."""
 
 
 def _new_ladder(folder: Path, db: str | None = None) -> list[str | Path]:
     where: list[str | Path] = ["--ladder", folder, *(["--db", db] if db else [])]
     cli("ladder", "init", *where)
+    with Ladder.open(folder, db) as ladder, Session(ladder.engine) as session:
+        session.get_one(LadderIdentity, OWNER_ROW).deal_secret = DEAL_SECRET
+        session.commit()
     cli("ladder", "submit", GREEDY, *where)
     cli("ladder", "submit", RANDOM, *where)
     return where
