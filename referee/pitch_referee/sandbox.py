@@ -165,11 +165,13 @@ class SandboxLauncher:
         scratch_bytes = self.limits.scratch_mb * 1024 * 1024
         argv = [*_namespace_arguments(), "--hostname", "pitch-bot"]
         argv += _system_binds()
+        argv += ["--proc", "/proc", "--dev", "/dev"]
+        # The scratch first: the runtime may live under /tmp too (a clone there), and a
+        # later mount would hide it.
+        argv += ["--size", str(scratch_bytes), "--tmpfs", SCRATCH, "--chmod", "1777", SCRATCH]
         argv += _directories_for([*self._runtime, "/run/pitch/x"])
         for path in self._runtime:
             argv += ["--ro-bind", path, path]
-        argv += ["--proc", "/proc", "--dev", "/dev"]
-        argv += ["--size", str(scratch_bytes), "--tmpfs", SCRATCH, "--chmod", "1777", SCRATCH]
         argv += ["--ro-bind", str(manifest.folder), BOT_FOLDER_IN_SANDBOX]
         argv += ["--bind", socket, SOCKET_IN_SANDBOX, "--chdir", BOT_FOLDER_IN_SANDBOX]
         argv += ["--clearenv"]
@@ -328,6 +330,6 @@ def _directories_for(paths: list[str]) -> list[str]:
     }
     argv = []
     for parent in sorted(parents, key=lambda p: (p.count("/"), p)):
-        if not any(_within(parent, system) for system in ("/usr", "/etc")):
+        if parent != SCRATCH and not any(_within(parent, system) for system in ("/usr", "/etc")):
             argv += ["--perms", "0755", "--dir", parent]
     return argv
