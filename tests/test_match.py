@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pitch_ladder.cli import app
+from pitch_cli import app
 from pitch_referee.match import Entrant, MatchSettings, run_match, schedule
 from pitch_referee.seeds import bot_seed
 from pitch_sdk.record import load_record, replay
@@ -171,7 +171,7 @@ def test_match_cli_prints_result_elo_and_writes_summary(tmp_path):
 def test_a_concurrent_match_stopped_by_sprt_exits_at_once_leaving_its_pairs_unplayed(tmp_path):
     out = tmp_path / "m"
     done = subprocess.run(
-        [sys.executable, "-m", "pitch_ladder.cli", "match", str(GREEDY), str(RANDOM),
+        [sys.executable, "-m", "pitch_cli", "match", str(GREEDY), str(RANDOM),
          "--games", "4000", "--concurrency", "2", "--sprt", "elo0=0,elo1=200",
          "--rule", "hand_cap=2", "--out", str(out)],
         capture_output=True, text=True, timeout=120,
@@ -194,7 +194,7 @@ def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):
         ["match", "--resume", str(tmp_path)],
     ]:
         done = subprocess.run(
-            [sys.executable, "-m", "pitch_ladder.cli", *args],
+            [sys.executable, "-m", "pitch_cli", *args],
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         assert done.returncode == 1, (args, done.stderr)
@@ -203,7 +203,7 @@ def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):
 
 def _match_command(out: Path) -> list[str]:
     return [
-        sys.executable, "-m", "pitch_ladder.cli", "match", str(GREEDY), str(RANDOM),
+        sys.executable, "-m", "pitch_cli", "match", str(GREEDY), str(RANDOM),
         "--games", "16", "--seed", "5", "--concurrency", "1", "--rule", "hand_cap=6",
         "--out", str(out),
     ]  # fmt: skip
@@ -233,7 +233,7 @@ def test_match_killed_with_sigkill_resumes_to_the_same_result_without_duplicates
     assert 3 <= len(before) < 16
 
     resumed = subprocess.run(
-        [sys.executable, "-m", "pitch_ladder.cli", "match", "--resume", str(cut)],
+        [sys.executable, "-m", "pitch_cli", "match", "--resume", str(cut)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr

@@ -54,7 +54,7 @@ def _worker_processes(parent: int) -> list[int]:
 
 
 def _pitch(*args: str | Path) -> list[str]:
-    return [sys.executable, "-m", "pitch_ladder.cli", *map(str, args)]
+    return [sys.executable, "-m", "pitch_cli", *map(str, args)]
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds workers through /proc")

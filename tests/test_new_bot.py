@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from pitch_ladder.cli import app
+from pitch_cli import app
 from pitch_referee.manifest import load_manifest
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_sdk.record import load_record, replay

@@ -1,1 +1,1 @@
-"""Pitch Arena ladder and the `pitch` command."""
+"""Pitch Arena ladder: bots, versions, round robins and ratings in a database."""

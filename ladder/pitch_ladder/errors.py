@@ -1,8 +1,6 @@
-"""The errors the ``pitch`` command prints as one-line messages (no traceback)."""
+"""The ladder's errors: problems a user fixes, printed by the ``pitch`` command on one line."""
 
-
-class PitchError(Exception):
-    """A problem the user can fix; the CLI prints the message and exits with status 1."""
+from pitch_referee.errors import PitchError
 
 
 class LadderError(PitchError):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pitch_ladder.cli import app
-from pitch_ladder.errors import PitchError
+from pitch_cli import app
+from pitch_referee.errors import PitchError
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "random"
@@ -43,9 +43,9 @@ def cli_error(*args: str | Path) -> str:
 
 
 def pitch(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """``python -m pitch_ladder.cli ARGS``, as a user would run it."""
+    """``python -m pitch_cli ARGS``, as a user would run it."""
     return subprocess.run(
-        [sys.executable, "-m", "pitch_ladder.cli", *map(str, args)],
+        [sys.executable, "-m", "pitch_cli", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -167,7 +167,7 @@ def test_a_database_deleted_under_a_run_stops_it_and_the_next_command_refuses(
     ladder: Path,
 ) -> None:
     run = subprocess.Popen(
-        [sys.executable, "-m", "pitch_ladder.cli", "ladder", "run", "--rounds", "100",
+        [sys.executable, "-m", "pitch_cli", "ladder", "run", "--rounds", "100",
          *QUICK, "--workers", "1", "--ladder", str(ladder)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip

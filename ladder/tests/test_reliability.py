@@ -65,7 +65,7 @@ def _records(folder: Path) -> int:
 
 def _start_run(where: list[str | Path]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "pitch_ladder.cli", *RUN, *map(str, where)],
+        [sys.executable, "-m", "pitch_cli", *RUN, *map(str, where)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -131,7 +131,7 @@ def test_a_second_run_on_the_same_ladder_refuses_naming_the_first(tmp_path: Path
     where = _new_ladder(folder)
     long_run = [*RUN[:2], "--rounds", "500", *RUN[4:]]  # still running when the second starts
     first = subprocess.Popen(
-        [sys.executable, "-m", "pitch_ladder.cli", *long_run, *map(str, where)],
+        [sys.executable, "-m", "pitch_cli", *long_run, *map(str, where)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

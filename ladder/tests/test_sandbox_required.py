@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 import pitch_ladder.ladder
-from pitch_ladder.cli import app
+from pitch_cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_SANDBOX = "bubblewrap (bwrap) is not installed: install bubblewrap"

@@ -7,6 +7,10 @@ as one of these.
 from __future__ import annotations
 
 
+class PitchError(Exception):
+    """A problem the user can fix; the ``pitch`` command prints the message on one line."""
+
+
 class BotError(RuntimeError):
     """A bot misbehaved or could not be run."""
 

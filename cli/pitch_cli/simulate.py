@@ -8,12 +8,11 @@ from typing import Annotated
 import typer
 from rich.progress import Progress
 
+from pitch_referee.errors import PitchError
 from pitch_sdk.bots import POLICIES
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
-
-from ..errors import PitchError
 
 
 def simulate(

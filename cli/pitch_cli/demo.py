@@ -12,13 +12,13 @@ from typing import Annotated
 
 import typer
 
+from pitch_ladder.errors import LadderError
 from pitch_referee.sandbox import unavailable_reason
 
-from ..errors import LadderError
-from ..render import output_console
 from .ladder import TABLE_WIDTH, open_ladder, print_submission, run_with_progress, standings_table
+from .render import output_console
 
-SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 DEMO_BOTS = (
     ("greedy", "greedy"),
     ("random", "random"),

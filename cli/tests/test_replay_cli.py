@@ -3,7 +3,7 @@
 The full `pitch replay` output is compared with a golden file. After an intended change
 to the output, regenerate it and review the diff:
 
-    PITCH_REGENERATE_GOLDEN=1 uv run pytest ladder/tests/test_replay_cli.py -k golden
+    PITCH_REGENERATE_GOLDEN=1 uv run pytest cli/tests/test_replay_cli.py -k golden
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from pitch_ladder.cli import app, main
+from pitch_cli import app, main
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import card_symbol, cards_in
 from pitch_sdk.options import RuleOptions

@@ -9,17 +9,16 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from pitch_referee.errors import ManifestError
+from pitch_referee.errors import ManifestError, PitchError
 from pitch_referee.game_loop import TimeControl
 from pitch_referee.manifest import load_manifest
+from pitch_referee.rerun import RerunReport
+from pitch_referee.rerun import rerun as rerun_bot
 from pitch_referee.sandbox import SandboxLimits, SandboxMode, SandboxUnavailableError
 from pitch_referee.sandbox import resolve as resolve_sandbox
 from pitch_sdk.record import load_record
 
-from ..errors import PitchError
-from ..render import count_of, output_console
-from ..rerun import RerunReport
-from ..rerun import rerun as rerun_bot
+from .render import count_of, output_console
 
 _stderr = Console(stderr=True)
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..scaffold import new_bot as scaffold
+from .scaffold import new_bot as scaffold
 
 
 def new_bot(

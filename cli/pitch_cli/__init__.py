@@ -13,9 +13,8 @@ import sys
 import typer
 from rich.console import Console
 
-from pitch_referee.errors import BotError
+from pitch_referee.errors import BotError, PitchError
 
-from ..errors import PitchError
 from . import demo, ladder, match, matches, new_bot, replay, rerun, simulate
 
 app = typer.Typer(

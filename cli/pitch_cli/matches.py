@@ -15,7 +15,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from ..render import output_console
+from .render import output_console
 
 SUMMARY = "summary.json"
 TABLE_WIDTH = 160

@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
+from pitch_referee.errors import PitchError
 from pitch_sdk.record import load_record
 from pitch_sdk.record import replay as replay_record
 
-from ..errors import PitchError
-from ..render import count_of, output_console, render_game
+from .render import count_of, output_console, render_game
 
 
 def replay(

@@ -17,18 +17,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pitch_referee.connection import start_server, stop_server
-from pitch_referee.errors import BotError, BotProtocolError, BotStartError, BotTimeoutError
-from pitch_referee.game_loop import TimeControl
-from pitch_referee.manifest import BotManifest
-from pitch_referee.process import BotProcess, LocalLauncher, StartOptions
-from pitch_referee.sandbox import SandboxLauncher, SandboxLimits
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import Action, InvalidActionError
 from pitch_sdk.cards import Seat
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import replay
 from pitch_sdk.rules import GameState
+from pitch_sdk.walk import Dealt, Step, walk
 from pitch_sdk.wire import (
     action_from_proto,
     action_to_proto,
@@ -40,8 +35,12 @@ from pitch_sdk.wire import (
     view_to_proto,
 )
 
-from .errors import PitchError
-from .walk import Dealt, Step, walk
+from .connection import start_server, stop_server
+from .errors import BotError, BotProtocolError, BotStartError, BotTimeoutError, PitchError
+from .game_loop import TimeControl
+from .manifest import BotManifest
+from .process import BotProcess, LocalLauncher, StartOptions
+from .sandbox import SandboxLauncher, SandboxLimits
 
 GAME_ID = "rerun"
 

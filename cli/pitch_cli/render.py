@@ -45,8 +45,7 @@ from pitch_sdk.cards import (
 from pitch_sdk.record import ReplayResult
 from pitch_sdk.rules import LOOKING, PLAYING, GameState, HandResult, Phase
 from pitch_sdk.views import LookEvent, PlayerView
-
-from .walk import Dealt, Step, walk
+from pitch_sdk.walk import Dealt, Step, walk
 
 OUTPUT_WIDTH = 100
 """Columns used when the output is not a terminal, so that piped text is stable."""

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from pitch_referee.errors import PitchError
 from pitch_referee.match import (
     Entrant,
     MatchProgress,
@@ -20,8 +21,6 @@ from pitch_referee.match import (
 from pitch_referee.sandbox import SandboxLimits
 from pitch_referee.workers import usable_cores
 from pitch_sdk.options import RuleOptions
-
-from ..errors import PitchError
 
 console = Console(soft_wrap=True)  # long paths stay on one line, also when piped
 

@@ -18,16 +18,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from pitch_ladder.ratings import INITIAL_RATING, K_FACTOR
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import replay
 
-from ..ratings import INITIAL_RATING, K_FACTOR
-from ..render import output_console, render_game
+from .render import output_console, render_game
 
 if TYPE_CHECKING:
-    from ..ladder import GameInfo, Ladder, Submission
-    from ..runner import ProgressCallback, RunProgress, RunReport
-    from ..standings import Standing
+    from pitch_ladder.ladder import GameInfo, Ladder, Submission
+    from pitch_ladder.runner import ProgressCallback, RunProgress, RunReport
+    from pitch_ladder.standings import Standing
 
 DEFAULT_FOLDER = Path("ladder-data")
 
@@ -72,7 +72,7 @@ def open_ladder(folder: Path, db: str | None, *, create: bool = False) -> Ladder
     Raises:
         LadderError: no ladder there (unless ``create``), or its database is unreachable.
     """
-    from ..ladder import Ladder
+    from pitch_ladder.ladder import Ladder
 
     return Ladder.init(folder, db) if create else Ladder.open(folder, db)
 
@@ -270,7 +270,7 @@ def restore(
     The database it replaces is kept beside it. Games played after the backup are still
     in their match folders: the next `pitch ladder run` imports them.
     """
-    from ..ladder import Ladder
+    from pitch_ladder.ladder import Ladder
 
     kept = Ladder.restore(ladder, backup_file, db)
     note = f"; the database it replaced is kept as {kept}" if kept else ""
@@ -296,7 +296,7 @@ def standings(
 
 
 def standings_table(lines: list[Standing]) -> Table:
-    from ..standings import GAME_ORDER
+    from pitch_ladder.standings import GAME_ORDER
 
     table = Table(
         box=box.SIMPLE_HEAD,
