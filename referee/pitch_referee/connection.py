@@ -22,6 +22,7 @@ import grpc
 
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk._proto import pitch_pb2_grpc
+from pitch_sdk.faults import FaultKind
 from pitch_sdk.wire import PROTOCOL_VERSION
 
 from . import __version__
@@ -120,7 +121,7 @@ class BotConnection:
                 BotProtocolError(
                     f"a message of {message.size} bytes, over the limit of "
                     f"{MAX_MESSAGE_BYTES} bytes",
-                    kind="oversized",
+                    kind=FaultKind.OVERSIZED,
                 )
             )
             return
@@ -141,7 +142,7 @@ class BotConnection:
                 BotProtocolError(
                     f"answer to request {request_id}, which was never sent "
                     f"(the last request was {self._last_request_id})",
-                    kind="wrong_request",
+                    kind=FaultKind.WRONG_REQUEST,
                 )
             )
         elif pending_id is not None:
@@ -149,7 +150,7 @@ class BotConnection:
                 BotProtocolError(
                     f"answer to request {request_id}, which was already answered, "
                     f"while request {pending_id} waits",
-                    kind="stale_answer",
+                    kind=FaultKind.STALE_ANSWER,
                 )
             )
         else:

@@ -6,6 +6,8 @@ as one of these.
 
 from __future__ import annotations
 
+from pitch_sdk.faults import FaultKind
+
 
 class PitchError(Exception):
     """A problem the user can fix; the ``pitch`` command prints the message on one line."""
@@ -22,7 +24,7 @@ class ManifestError(BotError):
 class BotStartError(BotError):
     """The bot did not start: its command failed, it exited, or it sent no hello in time."""
 
-    def __init__(self, message: str, kind: str = "start_failed") -> None:
+    def __init__(self, message: str, kind: FaultKind = FaultKind.START_FAILED) -> None:
         super().__init__(message)
         self.kind = kind
         """``start_failed`` (could not run, or exited first) or ``no_hello`` (never connected)."""
@@ -39,6 +41,6 @@ class BotTimeoutError(BotError):
 class BotProtocolError(BotError):
     """The bot sent something the protocol does not allow (malformed, wrong request id)."""
 
-    def __init__(self, message: str, kind: str = "malformed") -> None:
+    def __init__(self, message: str, kind: FaultKind = FaultKind.MALFORMED) -> None:
         super().__init__(message)
         self.kind = kind

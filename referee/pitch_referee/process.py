@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from pitch_sdk._proto import pitch_pb2 as pb
+from pitch_sdk.faults import FaultKind
 
 from .connection import BotConnection, RefereeService
 from .errors import BotStartError, BotTerminatedError
@@ -214,7 +215,8 @@ class BotProcess:
             raise BotStartError(
                 f"{self.name} exited with status {self.process.returncode} before its hello{where}"
             )
-        raise BotStartError(f"{self.name} sent no hello within {limit_s:g} s{where}", "no_hello")
+        message = f"{self.name} sent no hello within {limit_s:g} s{where}"
+        raise BotStartError(message, FaultKind.NO_HELLO)
 
     async def _watch_exit(self) -> None:
         """Notice a dead process at once, not at the next decision's timeout."""

@@ -1,10 +1,10 @@
 """Rerunning a recorded game against a live bot: would it decide as the record says?
 
-The bot runs as a real process behind a real referee server on a private Unix socket,
-exactly as in a match. It plays one seat of the recorded game: it gets the game start,
-then at each of that seat's decisions the recorded view, the legal actions and the events
-since its last request. Its answer is compared with the recorded action, and the recorded
-action is what the engine applies, so the game always follows the record.
+The recorded game is played again at a ``Table``: every seat plays its recorded actions,
+and the seat under test also asks the bot, a real process behind a real referee server on
+a private Unix socket, exactly as in a match. The bot gets the game start, the events and
+the requests it got in the game; its answer is compared with the recorded one, and the
+recorded action is what the table applies, so the game always follows the record.
 """
 
 from __future__ import annotations
@@ -13,31 +13,32 @@ import os
 import secrets
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pitch_sdk._proto import pitch_pb2 as pb
-from pitch_sdk.actions import Action, InvalidActionError
-from pitch_sdk.cards import Seat
+from pitch_sdk.actions import Action, parse_action
+from pitch_sdk.cards import SEATS, Card, Seat
+from pitch_sdk.deck import deck_for
+from pitch_sdk.faults import Fault, FaultKind
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import replay
-from pitch_sdk.rules import GameState
-from pitch_sdk.walk import Dealt, Step, walk
-from pitch_sdk.wire import (
-    action_from_proto,
-    action_to_proto,
-    deal_event,
-    decided_event,
-    hidden_for,
-    options_to_proto,
-    scored_event,
-    view_to_proto,
+from pitch_sdk.record import parse_deck, replay
+from pitch_sdk.table import (
+    Answer,
+    Decided,
+    GameStart,
+    SeatEvent,
+    Table,
+    TableEvent,
+    TimeControl,
+    Turn,
 )
+from pitch_sdk.views import PlayerView
 
 from .connection import start_server, stop_server
-from .errors import BotError, BotProtocolError, BotStartError, BotTimeoutError, PitchError
-from .game_loop import TimeControl
+from .errors import BotStartError, PitchError
+from .game_loop import RemotePlayer
 from .manifest import BotManifest
 from .process import BotProcess, LocalLauncher, StartOptions
 from .sandbox import SandboxLauncher, SandboxLimits
@@ -59,6 +60,8 @@ class Finding:
     """The bot's action; ``None`` when it faulted."""
     fault: str | None = None
     """``kind: detail`` of a timeout, crash, malformed or illegal answer."""
+    view: PlayerView | None = field(default=None, compare=False, repr=False)
+    """What the seat knew: its hand, the trick, the score (for showing the context)."""
 
     def __str__(self) -> str:
         where = f"hand {self.hand}, decision {self.decision} ({self.kind})"
@@ -108,7 +111,6 @@ async def rerun(
     replayed = replay(record)
     if not replayed.ok:
         raise PitchError(f"the record does not replay: {replayed.discrepancy}")
-    time_control = time_control or TimeControl()
     private = tempfile.mkdtemp(prefix="pitch-rerun-")  # mode 0700: only we can connect
     log = log_path or Path(private) / "bot.log"
     server = bot = None
@@ -120,15 +122,39 @@ async def rerun(
             bot = await BotProcess.spawn(manifest, service, address, log, StartOptions(), launcher)
         except BotStartError as error:
             raise PitchError(f"the bot did not start: {error}{_last_words(log)}") from None
-        start = _game_start(record, seat, replayed.state.options, time_control)
-        bot.send(pb.RefereeMessage(game_start=start))
-        return await _Rerun(bot, seat, time_control).run(record)
+        return await _replay_with(bot, record, seat, replayed.state.options, time_control)
     finally:
         if bot is not None:
             await bot.close("the rerun is over")
         if server is not None:
             await stop_server(server)
         shutil.rmtree(private, ignore_errors=True)
+
+
+async def _replay_with(
+    bot: BotProcess,
+    record: dict[str, Any],
+    seat: Seat,
+    options: RuleOptions,
+    time_control: TimeControl | None,
+) -> RerunReport:
+    script = _Script(record)
+    report = RerunReport(seat, f"{bot.name} {RemotePlayer(bot).version}".strip())
+    players: list[Any] = [_RecordedPlayer(script, str(_name(record, s))) for s in SEATS]
+    players[seat] = _ComparingPlayer(RemotePlayer(bot), players[seat], report)
+    table = Table(
+        players,
+        seed=record.get("seed") or 0,
+        options=options,
+        first_dealer=record["first_dealer"],
+        game_id=GAME_ID,
+        time_control=time_control or TimeControl(),
+        bot_seeds=[_bot_seed(record, s) for s in SEATS],
+        decks=script.deck,
+        watchers=[script.advance],
+    )
+    await table.play()
+    return report
 
 
 def _last_words(log: Path) -> str:
@@ -140,29 +166,11 @@ def _last_words(log: Path) -> str:
     return f" (its last output: {lines[-1].strip()})" if lines else ""
 
 
-def _game_start(
-    record: dict[str, Any], seat: Seat, options: RuleOptions, time_control: TimeControl
-) -> pb.GameStart:
-    """The start of the recorded game, as the referee announced it to ``seat``."""
-    players = [
-        pb.Player(
-            seat=player["seat"],
-            name=str(player.get("name", "")),
-            version=str(player.get("version", "")),
-        )
-        for player in record.get("players", [])
-        if isinstance(player, dict) and isinstance(player.get("seat"), int)
-    ]
-    return pb.GameStart(
-        game_id=GAME_ID,
-        seat=seat,
-        rules=options_to_proto(options),
-        players=players,
-        first_dealer=record["first_dealer"],
-        time_limit_ms=time_control.limit_ms,
-        time_reserve_ms=time_control.reserve_ms,
-        seed=_bot_seed(record, seat),
-    )
+def _name(record: dict[str, Any], seat: Seat) -> object:
+    for player in record.get("players", []):
+        if isinstance(player, dict) and player.get("seat") == seat:
+            return player.get("name", "")
+    return ""
 
 
 def _bot_seed(record: dict[str, Any], seat: Seat) -> str:
@@ -174,82 +182,98 @@ def _bot_seed(record: dict[str, Any], seat: Seat) -> str:
     return secrets.token_hex(16)
 
 
-class _Rerun:
-    """One walk through the record with the bot in ``seat``."""
+class _Script:
+    """The record's decks and decisions, followed as the table plays them."""
 
-    def __init__(self, bot: BotProcess, seat: Seat, time_control: TimeControl) -> None:
-        assert bot.connection is not None  # a spawned bot has said hello
+    def __init__(self, record: dict[str, Any]) -> None:
+        self.record = record
+        self.hands: Sequence[dict[str, Any]] = record["hands"]
+        self.hand, self.index = 1, 0
+
+    def deck(self, number: int) -> list[Card]:
+        if number <= len(self.hands):
+            return parse_deck(self.hands[number - 1]["deck"])
+        return deck_for(self.record.get("seed") or 0, number)  # beyond a forfeited game's end
+
+    def advance(self, event: TableEvent) -> None:
+        if isinstance(event, Decided):
+            self.hand, self.index = event.hand, self.index + 1 if event.hand == self.hand else 1
+
+    def next_action(self) -> Action:
+        """The recorded decision at this point of the game; a fault where the record ends."""
+        decisions = self.hands[self.hand - 1].get("decisions", []) if self.hands else []
+        if self.index < len(decisions):
+            return parse_action(str(decisions[self.index]["action"]))
+        for fault in self.record.get("faults", []):
+            if fault.get("hand") == self.hand and fault.get("decision") == self.index:
+                raise Fault(FaultKind(fault["kind"]), str(fault.get("detail", "")))
+        raise Fault(FaultKind.DISCONNECTED, "the record ends here")
+
+
+class _RecordedPlayer:
+    """A seat that plays what the record says."""
+
+    def __init__(self, script: _Script, name: str) -> None:
+        self.script = script
+        self.name = name
+        self.version = "recorded"
+
+    def start(self, game: GameStart) -> None:
+        pass
+
+    async def decide(self, turn: Turn) -> Answer:
+        return Answer(self.script.next_action(), 0.0)
+
+    def observe(self, event: SeatEvent) -> None:
+        pass
+
+    def end(self, view: PlayerView) -> None:
+        pass
+
+
+class _ComparingPlayer:
+    """The seat under test: the bot is asked, the record is followed, differences noted."""
+
+    def __init__(self, bot: RemotePlayer, recorded: _RecordedPlayer, report: RerunReport) -> None:
         self.bot = bot
-        self.connection = bot.connection
-        self.seat = seat
-        self.time_control = time_control
-        self.reserve_ms = float(time_control.reserve_ms)
-        self.events: list[pb.Event] = []
-        """What happened since the bot's last request, as the seat may know it."""
-        self.report = RerunReport(seat, f"{bot.name} {self.connection.version}".strip())
+        self.recorded = recorded
+        self.report = report
+        self.name = bot.name
+        self.version = bot.version
 
-    async def run(self, record: dict[str, Any]) -> RerunReport:
-        for event in walk(record):
-            if isinstance(event, Dealt):
-                state = event.state
-                self.events.append(deal_event(event.hand, state.dealer, state.hands[self.seat]))
-                continue
-            if event.seat == self.seat and not event.forced:
-                await self._decision(event)
-            action = hidden_for(event.action, event.seat, self.seat)
-            self.events.append(decided_event(event.hand, event.seat, action, event.forced))
-            if len(event.after.hand_results) > len(event.before.hand_results):
-                self.events.append(scored_event(event.after.hand_results[-1]))
-        return self.report
+    def start(self, game: GameStart) -> None:
+        self.bot.start(game)
 
-    async def _decision(self, step: Step) -> None:
+    def observe(self, event: SeatEvent) -> None:
+        self.bot.observe(event)
+
+    def end(self, view: PlayerView) -> None:
+        self.bot.end(view)
+
+    async def decide(self, turn: Turn) -> Answer:
+        recorded = await self.recorded.decide(turn)  # where the record ends: its fault
         self.report.decisions += 1
-        if not self.bot.alive:
+        if not self.bot.bot.alive:
             self.report.not_asked += 1
-            return
-        kind = step.before.decision()
+            return recorded
+        kind = turn.view.decision
         assert kind is not None
-        finding = Finding(step.hand, step.index + 1, kind.name.lower(), str(step.action), None)
-        try:
-            answer = await self._ask(step.before)
-        except (BotError, InvalidActionError) as error:
-            fault = f"{await self._fault_kind(error)}: {error}"
-            self.report.findings.append(replace(finding, fault=fault))
-            return
-        if answer not in step.before.legal_actions():
-            fault = f"illegal_action: {answer} is not legal here"
-            self.report.findings.append(replace(finding, answer=str(answer), fault=fault))
-        elif answer != step.action:
-            self.report.findings.append(replace(finding, answer=str(answer)))
-
-    async def _ask(self, state: GameState) -> Action:
-        """One round trip, timed and paid for like in a match."""
-        limit = self.time_control.limit_ms
-        request = pb.DecisionRequest(
-            game_id=GAME_ID,
-            view=view_to_proto(state.view(self.seat)),
-            legal_actions=[action_to_proto(action) for action in state.legal_actions()],
-            time_limit_ms=limit,
-            time_reserve_ms=int(self.reserve_ms),
-            events=self.events,
+        finding = Finding(
+            turn.view.hand_number,
+            self.recorded.script.index + 1,
+            kind.name.lower(),
+            str(recorded.action),
+            None,
+            view=turn.view,
         )
-        self.events = []
         try:
-            answer, seconds = await self.connection.ask(request, (limit + self.reserve_ms) / 1000)
-        except BotTimeoutError:
-            self.reserve_ms = 0.0  # the whole reserve went waiting
-            raise
-        self.reserve_ms = max(0.0, self.reserve_ms - max(0.0, seconds * 1000 - limit))
-        if not answer.HasField("action"):
-            raise BotProtocolError("the answer holds no action")
-        return action_from_proto(answer.action)
-
-    async def _fault_kind(self, error: Exception) -> str:
-        """The fault kinds of the record format (``docs/record-format.md``)."""
-        if isinstance(error, BotTimeoutError):
-            return "timeout"
-        if isinstance(error, BotProtocolError):
-            return error.kind
-        if isinstance(error, InvalidActionError):
-            return "malformed"
-        return "crashed" if await self.bot.has_exited(within_s=0.5) else "disconnected"
+            answer = await self.bot.decide(turn)
+        except Fault as fault:
+            self.report.findings.append(replace(finding, fault=f"{fault.kind}: {fault.detail}"))
+            return Answer(recorded.action, turn.budget.total_ms)
+        if answer.action not in turn.view.legal_actions:
+            fault = f"{FaultKind.ILLEGAL_ACTION}: {answer.action} is not legal here"
+            self.report.findings.append(replace(finding, answer=str(answer.action), fault=fault))
+        elif answer.action != recorded.action:
+            self.report.findings.append(replace(finding, answer=str(answer.action)))
+        return Answer(recorded.action, answer.ms)

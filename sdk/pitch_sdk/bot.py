@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from .actions import Action, Bid, Decision, Discard, NameTrump, PickUp, Play, StockChoice
-from .rules import HandResult
+from .progress import HandResult
+from .table import Decided, GameStart, HandScored, SeatEvent, TimeBudget
 from .views import PlayerView
 
 
@@ -29,6 +29,9 @@ class Bot:
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = random.Random(seed)
+        self.budget = TimeBudget(limit_ms=1000, reserve_ms=0)
+        """The time the current decision may take (``budget.total_ms`` at most): a search
+        bot that stays inside ``budget.limit_ms`` never spends its reserve."""
 
     def decide(self, view: PlayerView) -> Action:
         """Route a decision to the method for its kind."""
@@ -79,8 +82,39 @@ class Bot:
     def on_hand_end(self, result: HandResult) -> None:
         """Called when a hand is scored, before your next decision."""
 
-    def on_game_start(self, seat: int, info: dict[str, Any]) -> None:
-        """Called before each game's first decision; ``info`` holds the rules and players."""
+    def on_game_start(self, seat: int, info: GameStart) -> None:
+        """Called before each game's first decision; ``info`` holds the game id, the rules,
+        the players, the first dealer and the time control."""
 
     def on_game_end(self, view: PlayerView) -> None:
         """Called once the game is over; ``view.outcome`` holds the result."""
+
+
+def start_game(bot: Bot, game: GameStart) -> None:
+    """A game begins: reseed the bot's ``rng`` with its seat's seed, then tell it.
+
+    In-process and over gRPC alike, so a seeded bot plays the same game either way.
+    """
+    if game.seed:
+        bot.rng.seed(game.seed)
+    bot.on_game_start(game.seat, game)
+
+
+def ask(bot: Bot, view: PlayerView, budget: TimeBudget) -> Action:
+    """One decision: the bot's time goes in ``bot.budget``, then ``bot.decide(view)``."""
+    bot.budget = budget
+    return bot.decide(view)
+
+
+def notify(bot: Bot, event: SeatEvent) -> None:
+    """Pass one table event to the bot's hooks (deals have none: the view holds the hand)."""
+    if isinstance(event, Decided):
+        bot.on_action(event.seat, event.action, event.forced)
+    elif isinstance(event, HandScored):
+        bot.on_hand_end(event.result)
+
+
+def listens(bot: Bot) -> bool:
+    """Whether the bot overrides an event hook; events cost a bot that does not nothing."""
+    kind = type(bot)
+    return kind.on_action is not Bot.on_action or kind.on_hand_end is not Bot.on_hand_end

@@ -13,19 +13,20 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import grpc
 
 from ._proto import pitch_pb2 as pb
 from ._proto import pitch_pb2_grpc
-from .actions import Action, StockChoice, StockMove
-from .bot import Bot
+from .bot import Bot, ask, listens, notify, start_game
+from .table import TimeBudget
 from .wire import (
     PROTOCOL_VERSION,
     action_from_proto,
     action_to_proto,
-    hand_result_from_proto,
+    event_from_proto,
+    game_start_from_proto,
     view_from_proto,
 )
 
@@ -91,16 +92,22 @@ async def _play(bot: Bot, call: grpc.aio.StreamStreamCall, token: str) -> int:
         token=token, name=bot.name, version=bot.version, protocol_version=PROTOCOL_VERSION
     )
     await call.write(pb.BotMessage(hello=hello))
-    observe = _observer(bot)
+    listening = listens(bot)
+    seat = 0
     while (message := await call.read()) is not grpc.aio.EOF:
         kind = message.WhichOneof("message")
         if kind == "request":
-            observe(message.request.events)
+            if listening:
+                _observe(bot, message.request.events, seat)
             await call.write(pb.BotMessage(answer=_answer(bot, message.request)))
         elif kind == "game_start":
-            _start_game(bot, message.game_start)
+            game = game_start_from_proto(message.game_start)
+            log.info("game %s: playing seat %d", game.game_id, game.seat)
+            seat = game.seat
+            start_game(bot, game)
         elif kind == "game_end":
-            observe(message.game_end.events)
+            if listening:
+                _observe(bot, message.game_end.events, seat)
             bot.on_game_end(view_from_proto(message.game_end.view))
         elif kind == "shutdown":
             log.info("referee says stop: %s", message.shutdown.reason)
@@ -111,43 +118,17 @@ async def _play(bot: Bot, call: grpc.aio.StreamStreamCall, token: str) -> int:
     return 0
 
 
-def _start_game(bot: Bot, start: pb.GameStart) -> None:
-    log.info("game %s: playing seat %d", start.game_id, start.seat)
-    bot.rng.seed(start.seed)
-    players = [{"seat": p.seat, "name": p.name, "version": p.version} for p in start.players]
-    bot.on_game_start(start.seat, {"game_id": start.game_id, "players": players})
-
-
 def _answer(bot: Bot, request: pb.DecisionRequest) -> pb.Answer:
     legal = [action_from_proto(action) for action in request.legal_actions]
-    action = bot.decide(view_from_proto(request.view, legal))
+    budget = TimeBudget(request.time_limit_ms, request.time_reserve_ms)
+    action = ask(bot, view_from_proto(request.view, legal), budget)
     return pb.Answer(request_id=request.request_id, action=action_to_proto(action))
 
 
-def _observer(bot: Bot) -> Callable[[Sequence[pb.Event]], None]:
-    """How events reach the bot: through its hooks, or not at all when it has none.
-
-    A bot that overrides neither ``on_action`` nor ``on_hand_end`` has no use for them,
-    and decoding them is a third of the SDK's work per request.
-    """
-    kind = type(bot)
-    if kind.on_action is Bot.on_action and kind.on_hand_end is Bot.on_hand_end:
-        return lambda _events: None
-    return lambda events: _observe(bot, events)
-
-
-def _observe(bot: Bot, events: Sequence[pb.Event]) -> None:
-    for event in events:
-        kind = event.WhichOneof("event")
-        if kind == "decided":
-            decided = event.decided
-            bot.on_action(decided.seat, _public_action(decided.action), decided.forced)
-        elif kind == "hand_scored":
-            bot.on_hand_end(hand_result_from_proto(event.hand_scored.result))
-
-
-def _public_action(message: pb.Action) -> Action:
-    """Another seat's stock take arrives without the card given up."""
-    if message.WhichOneof("action") == "stock" and not message.stock.HasField("give_up"):
-        return StockChoice(StockMove(message.stock.move))
-    return action_from_proto(message)
+def _observe(bot: Bot, events: Sequence[pb.Event], seat: int) -> None:
+    """Events reach only a bot that listens: decoding them is a third of the SDK's work
+    per request."""
+    for message in events:
+        event = event_from_proto(message, seat)
+        if event is not None:
+            notify(bot, event)

@@ -1,7 +1,11 @@
-"""Playing games in-process: four ``Bot`` objects, one engine, one record per game.
+"""Playing games in-process: four ``Bot`` objects at one ``Table``, one record per game.
 
 The researchers' entry point (``pitch simulate``) and the input of many tests. No
-processes, no gRPC; the referee plays the same games with bots in other processes.
+processes, no gRPC: each bot gets exactly the calls it would get from the referee, in the
+same order and with the same arguments, without a clock: decisions are not timed, so
+every seat keeps its whole reserve and records stay identical run after run. A bot's
+exception is not a fault here: it propagates, traceback and all, because in-process play
+is for debugging.
 """
 
 from __future__ import annotations
@@ -9,11 +13,49 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .bot import Bot
-from .cards import SEATS, Seat
+from .bot import Bot, ask, listens, notify, start_game
+from .cards import Seat
 from .options import RuleOptions
-from .record import GameRecorder
-from .rules import CHANCE
+from .table import (
+    Answer,
+    FaultPolicy,
+    GameStart,
+    SeatEvent,
+    Table,
+    TimeControl,
+    Turn,
+    play_in_process,
+)
+from .views import PlayerView
+
+
+class BotPlayer:
+    """A ``Bot`` in this process, seated at a ``Table``."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self._listens = listens(bot)
+
+    @property
+    def name(self) -> str:
+        return self.bot.name
+
+    @property
+    def version(self) -> str:
+        return self.bot.version
+
+    def start(self, game: GameStart) -> None:
+        start_game(self.bot, game)
+
+    async def decide(self, turn: Turn) -> Answer:
+        return Answer(ask(self.bot, turn.view, turn.budget), None)  # not timed: records replay
+
+    def observe(self, event: SeatEvent) -> None:
+        if self._listens:
+            notify(self.bot, event)
+
+    def end(self, view: PlayerView) -> None:
+        self.bot.on_game_end(view)
 
 
 def play_game(
@@ -21,26 +63,26 @@ def play_game(
     seed: int | str,
     options: RuleOptions | None = None,
     first_dealer: Seat = 0,
+    *,
+    game_id: str = "",
+    bot_seeds: Sequence[str] = ("", "", "", ""),
+    time_control: TimeControl | None = None,
+    fault_policy: FaultPolicy = FaultPolicy.FORFEIT,
 ) -> dict[str, Any]:
     """Play one game between ``bots`` (indexed by seat) and return its record.
 
-    Forced decisions (a single legal option) are taken without asking the bot.
+    Forced decisions (a single legal option) are taken without asking the bot. Give
+    ``bot_seeds`` to reseed each bot's ``rng`` at the start, as the referee does; an
+    illegal answer is a fault, handled by ``fault_policy`` as in a match.
     """
-    players = [
-        {"seat": seat, "name": bots[seat].name, "version": bots[seat].version} for seat in SEATS
-    ]
-    recorder = GameRecorder(options, seed=seed, first_dealer=first_dealer, players=players)
-    state = recorder.state
-    for seat in SEATS:
-        bots[seat].on_game_start(seat, {"rules": state.options.to_dict(), "players": players})
-    while not state.is_over():
-        seat = state.current_seat()
-        if seat == CHANCE:
-            recorder.deal()
-            continue
-        legal = state.legal_actions()
-        action = legal[0] if len(legal) == 1 else bots[seat].decide(state.view(seat))
-        recorder.decide(action)
-    for seat in SEATS:
-        bots[seat].on_game_end(state.view(seat))
-    return recorder.record()
+    table = Table(
+        [BotPlayer(bot) for bot in bots],
+        seed=seed,
+        options=options,
+        first_dealer=first_dealer,
+        game_id=game_id,
+        time_control=time_control or TimeControl(),
+        fault_policy=fault_policy,
+        bot_seeds=bot_seeds,
+    )
+    return play_in_process(table.play()).record

@@ -25,13 +25,23 @@ from .actions import (
 from .cards import (
     DECK_SIZE,
     JOKER,
+    SEATS,
     SECOND_JOKER,
     CardMask,
     Seat,
     canonical_jokers,
 )
 from .options import RuleOptions
-from .rules import HandResult, Outcome, Phase, Termination, Trick
+from .progress import HandResult, Outcome, Phase, Termination, Trick
+from .table import (
+    Dealt,
+    Decided,
+    GameStart,
+    HandScored,
+    PlayerInfo,
+    SeatEvent,
+    TimeControl,
+)
 from .views import LookEvent, PlayerView
 
 PROTOCOL_VERSION = 1
@@ -126,13 +136,6 @@ def _card(code: int) -> int:
     if code >= DECK_SIZE:
         raise InvalidActionError(f"card code {code} is out of range (0-53)")
     return JOKER if code == SECOND_JOKER else code
-
-
-def hidden_for(action: Action, actor: Seat, viewer: Seat) -> Action:
-    """``action`` as ``viewer`` may know it: another seat's stock exchange hides its card."""
-    if actor != viewer and isinstance(action, StockChoice) and action.give_up is not None:
-        return StockChoice(action.move)
-    return action
 
 
 # --- views --------------------------------------------------------------------------
@@ -298,20 +301,63 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
     )
 
 
-# --- events -------------------------------------------------------------------------
+# --- a game's start, and its events ------------------------------------------------
 
 
-def deal_event(hand: int, dealer: Seat, cards: CardMask) -> pb.Event:
-    """A new hand, with the receiving seat's own nine cards."""
-    return pb.Event(hand=hand, deal=pb.Deal(dealer=dealer, hand=cards))
+def game_start_to_proto(game: GameStart) -> pb.GameStart:
+    return pb.GameStart(
+        game_id=game.game_id,
+        seat=game.seat,
+        rules=options_to_proto(game.rules),
+        players=[pb.Player(seat=p.seat, name=p.name, version=p.version) for p in game.players],
+        first_dealer=game.first_dealer,
+        time_limit_ms=game.time_control.limit_ms,
+        time_reserve_ms=game.time_control.reserve_ms,
+        seed=game.seed,
+    )
 
 
-def decided_event(hand: int, seat: Seat, action: Action, forced: bool) -> pb.Event:
-    """A decision as the receiving seat may know it (see ``hidden_for``)."""
-    decided = pb.Decided(seat=seat, action=action_to_proto(action), forced=forced)
-    return pb.Event(hand=hand, decided=decided)
+def game_start_from_proto(message: pb.GameStart) -> GameStart:
+    return GameStart(
+        game_id=message.game_id,
+        seat=message.seat,
+        rules=options_from_proto(message.rules),
+        players=tuple(PlayerInfo(p.seat, p.name, p.version) for p in message.players),
+        first_dealer=message.first_dealer,
+        time_control=TimeControl(message.time_limit_ms, message.time_reserve_ms),
+        seed=message.seed,
+    )
 
 
-def scored_event(result: HandResult) -> pb.Event:
-    scored = pb.HandScored(result=hand_result_to_proto(result))
-    return pb.Event(hand=result.number, hand_scored=scored)
+def event_to_proto(event: SeatEvent, seat: Seat) -> pb.Event:
+    """An event as ``seat`` was given it by the table (``Table`` hides what it may not see)."""
+    if isinstance(event, Dealt):
+        return pb.Event(hand=event.hand, deal=pb.Deal(dealer=event.dealer, hand=event.hands[seat]))
+    if isinstance(event, Decided):
+        decided = pb.Decided(
+            seat=event.seat, action=action_to_proto(event.action), forced=event.forced
+        )
+        return pb.Event(hand=event.hand, decided=decided)
+    scored = pb.HandScored(result=hand_result_to_proto(event.result))
+    return pb.Event(hand=event.result.number, hand_scored=scored)
+
+
+def event_from_proto(message: pb.Event, seat: Seat) -> SeatEvent | None:
+    """The event ``seat`` received; ``None`` for a kind this SDK does not know."""
+    kind = message.WhichOneof("event")
+    if kind == "deal":
+        hands = tuple(message.deal.hand if viewer == seat else 0 for viewer in SEATS)
+        return Dealt(message.hand, message.deal.dealer, hands)  # type: ignore[arg-type]
+    if kind == "decided":
+        decided = message.decided
+        return Decided(message.hand, decided.seat, _public_action(decided.action), decided.forced)
+    if kind == "hand_scored":
+        return HandScored(hand_result_from_proto(message.hand_scored.result))
+    return None
+
+
+def _public_action(message: pb.Action) -> Action:
+    """Another seat's stock take arrives without the card it gave up."""
+    if message.WhichOneof("action") == "stock" and not message.stock.HasField("give_up"):
+        return StockChoice(StockMove(message.stock.move))
+    return action_from_proto(message)

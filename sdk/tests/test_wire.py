@@ -13,6 +13,7 @@ from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import InvalidActionError, Play, StockChoice, StockMove
 from pitch_sdk.deck import deck_for
 from pitch_sdk.rules import CHANCE, GameState
+from pitch_sdk.table import Decided
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +66,7 @@ def test_either_joker_code_reads_as_the_one_joker_option():
     assert wire.action_from_proto(pb.Action(play=53)) == Play(52)
 
 
-def test_another_seats_stock_take_hides_the_card_given_up():
-    take = StockChoice(StockMove.TAKE, 7)
-    assert wire.hidden_for(take, actor=1, viewer=3) == StockChoice(StockMove.TAKE)
-    assert wire.hidden_for(take, actor=1, viewer=1) == take
+def test_a_stock_take_without_its_card_reads_back_as_another_seats_take():
+    hidden = StockChoice(StockMove.TAKE)
+    message = wire.event_to_proto(Decided(2, 1, hidden, False), seat=3)
+    assert wire.event_from_proto(message, seat=3) == Decided(2, 1, hidden, False)
