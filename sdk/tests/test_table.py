@@ -14,8 +14,8 @@ from pitch_sdk.selfplay import BotPlayer, play_game
 from pitch_sdk.table import (
     Dealt,
     Decided,
-    FaultPolicy,
     Faulted,
+    FaultPolicy,
     GameOver,
     Table,
     TableEvent,
@@ -116,6 +116,6 @@ class Waiting(BotPlayer):
 
 def test_a_table_whose_player_waits_cannot_be_played_without_an_event_loop():
     players = [Waiting(RandomBot(seat)) for seat in SEATS]
-    with pytest.raises(TypeError, match="await Table.play"):
+    with pytest.raises(TypeError, match=r"await Table\.play"):
         play_in_process(Table(players, seed=1).play())
     assert asyncio.run(Table(players, seed=1).play()).record["result"] is not None
