@@ -15,7 +15,9 @@ Everything is measured in one run, on and off interleaved, and reported as ratio
 
 from __future__ import annotations
 
-import pitch_sdk  # noqa: F401  (first: it chooses gRPC's I/O path before grpc loads)
+from pitch_sdk.grpc_io import prefer_classic_io
+
+prefer_classic_io()  # before grpc loads (GRPC_EXPERIMENTS= measures the EventEngine path)
 
 # isort: split
 import argparse

@@ -16,7 +16,9 @@ path instead of the classic one the SDK chooses (see ``pitch_sdk/__init__.py``).
 
 from __future__ import annotations
 
-import pitch_sdk  # noqa: F401  (first: it chooses gRPC's I/O path before grpc loads)
+from pitch_sdk.grpc_io import prefer_classic_io
+
+prefer_classic_io()  # before grpc loads (GRPC_EXPERIMENTS= measures the EventEngine path)
 
 # isort: split
 import argparse

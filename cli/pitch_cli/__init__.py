@@ -8,6 +8,11 @@ referee's ``BotError`` for a bot that cannot be used) with a message a user can 
 
 from __future__ import annotations
 
+from pitch_sdk.grpc_io import prefer_classic_io
+
+prefer_classic_io()  # before anything imports grpc: the pitch command is the program
+
+# isort: split
 import sys
 
 import typer

@@ -7,6 +7,12 @@ dropped afterwards (the URL selects it through libpq's ``options``).
 
 from __future__ import annotations
 
+from pitch_sdk.grpc_io import prefer_classic_io
+
+prefer_classic_io()  # as the pitch command does, before anything imports grpc
+
+# isort: split
+
 import os
 import sys
 import uuid

@@ -22,6 +22,7 @@ from typing import Protocol
 
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.faults import FaultKind
+from pitch_sdk.grpc_io import io_setting
 
 from .connection import BotConnection, RefereeService
 from .errors import BotStartError, BotTerminatedError
@@ -39,7 +40,8 @@ Everything else (a database password in ``PITCH_DB``, say) stays with the refere
 def bot_environment(env: Mapping[str, str], path: str, home: str, tmp: str) -> dict[str, str]:
     """A bot's whole environment: ``env`` (address, token...) plus an allow-list."""
     inherited = {key: os.environ[key] for key in PASSED_THROUGH if key in os.environ}
-    return {**inherited, "PATH": path, "HOME": home, "TMPDIR": tmp, **env}
+    grpc_io = {"GRPC_EXPERIMENTS": io_setting()}  # the referee's I/O path: see grpc_io
+    return {**inherited, **grpc_io, "PATH": path, "HOME": home, "TMPDIR": tmp, **env}
 
 
 class SeatControls:

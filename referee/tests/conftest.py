@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from pitch_sdk.grpc_io import prefer_classic_io
+
+prefer_classic_io()  # as the pitch command does, before anything imports grpc
+
+# isort: split
+
 import asyncio
 import os
 import sys

@@ -84,7 +84,7 @@ _EXPECTED_ENV = {
     "LC_CTYPE",
     "TZ",
     "PITCH_LOG_LEVEL",
-    "GRPC_EXPERIMENTS",  # set by pitch_sdk itself at import
+    "GRPC_EXPERIMENTS",  # the referee's gRPC I/O path (pitch_sdk.grpc_io)
     "PWD",  # set by bubblewrap for the working folder, /bot
 }
 

@@ -1,5 +1,11 @@
 """Make the test helpers (``pitch_testkit``) importable under ``--import-mode=importlib``."""
 
+from pitch_sdk.grpc_io import prefer_classic_io
+
+prefer_classic_io()  # as the pitch command does, before anything imports grpc
+
+# isort: split
+
 import sys
 from pathlib import Path
 
