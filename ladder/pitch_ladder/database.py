@@ -2,8 +2,8 @@
 
 An SQLite file in the ladder folder by default, in WAL mode (readers never block the
 writer) with a busy timeout (a second writer waits instead of failing); PostgreSQL when
-given a URL. Alembic migrations run before every command, so a ladder made by an older
-release is upgraded in place and keeps its data.
+given a URL. A database behind the newest migration is upgraded in place (Alembic, loaded
+only then) when a command opens it, so a ladder made by an older release keeps its data.
 
 Only ``ladder init`` creates a database. Every other command opens an existing one, and
 refuses a database that is missing, empty or not a ladder's with a message that says
@@ -11,7 +11,7 @@ how to restore it: an empty database in its place would lose track of every bot 
 game in the folder. SQLite would create the file on connect, so those connections open
 it read-write only (``mode=rw``), and ``watch`` notices a file deleted under a run.
 
-Imports only the models from the rest of the ladder.
+Imports nothing else of the ladder but its errors.
 """
 
 from __future__ import annotations

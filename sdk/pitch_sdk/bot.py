@@ -1,9 +1,12 @@
 """The ``Bot`` base class: one method per kind of decision, each given a view and the
-legal actions, each returning one of them.
+legal actions, each returning one of them; hooks for the game's start and end and for
+every decision and hand at the table; the time each decision may take in ``budget``.
 
 Override only what you care about; every default picks uniformly at random among the
-legal actions with the bot's own seeded ``rng``. Bots never see protobuf objects: the
-same ``Bot`` plays in-process (``pitch simulate``) and over gRPC (``pitch_sdk.run``).
+legal actions with the bot's own seeded ``rng``. Bots never see protobuf objects, and a
+``Bot`` gets the same calls with the same arguments in-process (``pitch simulate``,
+``selfplay``) and over gRPC (``pitch_sdk.run``): both go through ``start_game``, ``ask``
+and ``notify`` below.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rule options a match may choose (RULES.md, "Rule options"), validated by name."""
+"""The rule options a match may choose (docs/rules.md, "Rule options"), validated by name."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Helpers for the engine tests: exact deck orders built from the hands you want, and
 short ways to drive a ``GameState`` through a hand.
 
-The deal is rebuilt here from RULES.md ("3 cards at a time to each player, starting with
+The deal is rebuilt here from docs/rules.md ("3 cards at a time to each player, starting with
 the player on the dealer's left, three times round"), not borrowed from the engine, so
 the tests check the engine's deal instead of repeating it.
 """

@@ -200,7 +200,7 @@ def test_the_nine_point_cards_sum_to_thirteen(trump: int) -> None:
 
 
 def rules_order(trump: int) -> list[int]:
-    """RULES.md's trump rank, highest first, with the two jokers as one slot."""
+    """docs/rules.md's trump rank, highest first, with the two jokers as one slot."""
     off = off_suit(trump)
     suit = [make_card(rank, trump) for rank in (ACE, 11, 10, JACK)]
     middle = [make_card(rank, trump) for rank in range(TEN, THREE - 1, -1)]
