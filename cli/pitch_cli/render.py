@@ -42,8 +42,9 @@ from pitch_sdk.cards import (
     suit_of,
     team_of,
 )
+from pitch_sdk.progress import LOOKING, PLAYING, HandResult, Phase
 from pitch_sdk.record import ReplayResult
-from pitch_sdk.rules import LOOKING, PLAYING, GameState, HandResult, Phase
+from pitch_sdk.rules import GameState
 from pitch_sdk.views import LookEvent, PlayerView
 from pitch_sdk.walk import Dealt, Step, walk
 

@@ -19,7 +19,8 @@ from .actions import Action, IllegalActionError, InvalidActionError, parse_actio
 from .cards import ALL_CARDS, DECK_SIZE, SUIT_LETTERS, Card, Seat, card_name, parse_card
 from .deck import deck_for
 from .options import RuleOptions
-from .rules import CHANCE, GameState, Termination, Trick
+from .progress import Termination, Trick
+from .rules import CHANCE, GameState
 
 FORMAT = "pitch-game-record"
 VERSION = 1

@@ -1,4 +1,4 @@
-"""The rules of 13-point partner pitch as a state machine (RULES.md is the authority).
+"""The rules of 13-point partner pitch as a state machine (docs/rules.md is the authority).
 
 ``GameState`` holds a whole game: a sequence of hands, each dealt from a deck order the
 caller supplies (the only chance event), then decided seat by seat. At every point
@@ -10,16 +10,14 @@ history-free clone for simulation. ``view(seat)`` (``views.py``) is the only way
 cards leave the engine.
 
 Steps that need no decision (discarding non-trumps, the fill from the stock) happen
-inside the action that leads to them. This module imports only the standard library.
+inside the action that leads to them. Beyond the SDK's own modules, this module imports
+only the standard library.
 """
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
 from itertools import combinations
 from operator import itemgetter
-from typing import TYPE_CHECKING, NamedTuple
 
 from .actions import (
     LEAVE,
@@ -67,9 +65,21 @@ from .cards import (
     team_of,
 )
 from .options import RuleOptions
-
-if TYPE_CHECKING:
-    from .views import PlayerView
+from .progress import (
+    BIDDING,
+    DEAL,
+    DISCARDING,
+    LOOKING,
+    OVER,
+    PICKING_UP,
+    PLAYING,
+    TRUMP_NAMING,
+    HandResult,
+    Outcome,
+    Termination,
+    Trick,
+)
+from .views import PlayerView, view_of
 
 CHANCE = -1
 """``current_seat()`` before a deal: the caller supplies the deck order."""
@@ -81,22 +91,6 @@ CARDS_DEALT = 9
 MIN_BID, DEALER_MIN_BID, MAX_BID = 4, 5, 13
 
 
-class Phase(enum.IntEnum):
-    """Where a hand is: waiting for a deal, or which kind of decision is due."""
-
-    DEAL = 0
-    BID = 1
-    TRUMP = 2
-    DISCARD = 3
-    PICKUP = 4
-    STOCK = 5
-    PLAY = 6
-    OVER = 7
-
-
-# Module-level names for the phases: a global lookup is five times cheaper than Phase.X.
-DEAL, BIDDING, TRUMP_NAMING, DISCARDING, PICKING_UP, LOOKING, PLAYING, OVER = Phase
-
 _DECISION_OF_PHASE = {
     BIDDING: Decision.BID,
     TRUMP_NAMING: Decision.TRUMP,
@@ -105,50 +99,6 @@ _DECISION_OF_PHASE = {
     LOOKING: Decision.STOCK,
     PLAYING: Decision.PLAY,
 }
-
-
-class Termination(enum.Enum):
-    """Why a game ended."""
-
-    TARGET = "target"
-    MOON = "moon"
-    HAND_CAP = "hand_cap"
-    FORFEIT = "forfeit"
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    termination: Termination
-    winner: Team | None
-    """The winning team; ``None`` for a draw (only at the hand cap)."""
-    forfeited_by: Seat | None = None
-
-
-class Trick(NamedTuple):
-    """A completed trick (a named tuple: tricks are made on the hot path)."""
-
-    leader: Seat
-    plays: tuple[tuple[Seat, Card], ...]
-    """(seat, card) in the order played."""
-    winner: Seat
-
-
-class HandResult(NamedTuple):
-    """The public summary of a finished hand (a named tuple: one is made every hand)."""
-
-    number: int
-    dealer: Seat
-    bidder: Seat
-    bid: int
-    trump: Suit
-    points: tuple[int, int]
-    """Points each team took in this hand."""
-    dead: int
-    """Points that nobody scored (discarded to the centre or left the stock face down)."""
-    scores: tuple[int, int]
-    """The game score after this hand."""
-    made: bool
-    """Whether the bidding team took at least its bid."""
 
 
 _ALL_CODES = set(range(DECK_SIZE))
@@ -508,8 +458,6 @@ class GameState:
 
     def view(self, seat: Seat) -> PlayerView:
         """What ``seat`` may know now, and nothing else."""
-        from .views import view_of
-
         return view_of(self, seat)
 
     # --- bidding ----------------------------------------------------------------------

@@ -26,8 +26,9 @@ from .actions import Action, IllegalActionError, InvalidActionError, StockChoice
 from .cards import SEATS, Card, CardMask, Seat
 from .faults import Fault, FaultKind
 from .options import RuleOptions
+from .progress import HandResult, Outcome
 from .record import GameRecorder
-from .rules import CHANCE, HandResult, Outcome
+from .rules import CHANCE
 from .views import PlayerView
 
 

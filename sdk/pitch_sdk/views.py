@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING
 from .actions import Action, Decision, StockChoice, StockMove
 from .cards import Card, CardMask, Seat, Suit
 from .options import RuleOptions
+from .progress import LOOKING, HandResult, Outcome, Phase, Trick
 
 if TYPE_CHECKING:
-    from .rules import GameState, HandResult, Outcome, Phase, Trick
+    # For the annotation only: at run time the engine imports this module, never the
+    # other way round (``test_views_do_not_import_the_engine`` pins it).
+    from .rules import GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +99,6 @@ class PlayerView:
 
 def view_of(state: GameState, seat: Seat) -> PlayerView:
     """Build ``seat``'s view of ``state``; hidden cards never enter it."""
-    from .rules import LOOKING
-
     my_turn = state.to_move == seat
     looking_now = my_turn and state.phase == LOOKING
     return PlayerView(

@@ -37,20 +37,18 @@ from pitch_sdk.cards import (
 from pitch_sdk.deck import deck_for
 from pitch_sdk.determinize import _assemble, _facts_of, _sample_world, determinize, sample_state
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.rules import (
+from pitch_sdk.progress import (
     BIDDING,
-    CHANCE,
     DEAL,
     DISCARDING,
     LOOKING,
     OVER,
     PICKING_UP,
     PLAYING,
-    TERMINAL,
     TRUMP_NAMING,
-    GameState,
     Termination,
 )
+from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.views import PlayerView
 
 ALL = (1 << DECK_SIZE) - 1

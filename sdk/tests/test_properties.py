@@ -31,8 +31,9 @@ from pitch_sdk.cards import (
 )
 from pitch_sdk.deck import deck_for
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.progress import LOOKING
 from pitch_sdk.record import replay
-from pitch_sdk.rules import CHANCE, LOOKING, TERMINAL, GameState
+from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.selfplay import play_game
 
 seeds = st.integers(min_value=0, max_value=2**32)

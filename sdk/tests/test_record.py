@@ -12,6 +12,7 @@ from pitch_sdk.actions import parse_action
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.deck import deck_for
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.progress import Termination
 from pitch_sdk.record import (
     FORMAT,
     VERSION,
@@ -22,7 +23,6 @@ from pitch_sdk.record import (
     replay,
     write_record,
 )
-from pitch_sdk.rules import Termination
 from pitch_sdk.selfplay import play_game
 
 SHORT = RuleOptions(hand_cap=3)

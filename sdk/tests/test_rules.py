@@ -8,6 +8,11 @@ test does not name are dead non-trumps (see ``build_deck``).
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from pitch_testkit import (
     act,
@@ -21,6 +26,7 @@ from pitch_testkit import (
     skip_look,
 )
 
+from pitch_sdk import views
 from pitch_sdk.actions import (
     PASS,
     Bid,
@@ -47,7 +53,8 @@ from pitch_sdk.cards import (
 )
 from pitch_sdk.deck import deck_for
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.rules import CHANCE, TERMINAL, GameState, Phase, Termination
+from pitch_sdk.progress import Phase, Termination
+from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.views import LookEvent
 
 # --- scenarios ------------------------------------------------------------------------
@@ -1244,3 +1251,34 @@ def test_decision_kind_follows_the_phase_and_is_none_before_the_deal() -> None:
     state = lead_passing_hand()
     assert state.phase is Phase.PLAY and state.decision() is Decision.PLAY
     assert GameState().decision() is None
+
+
+# --- the engine's modules -------------------------------------------------------------
+
+
+def test_views_do_not_import_the_engine() -> None:
+    """The engine imports ``views``; ``views`` takes what it needs from ``progress`` and
+    names ``rules`` only for a type checker, so the two modules do not import each other."""
+    code = "import sys, pitch_sdk.views; print('pitch_sdk.rules' in sys.modules)"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert loaded.stdout.strip() == "False", loaded.stderr
+
+    tree = ast.parse(Path(views.__file__).read_text())
+    type_only = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    ]
+    hidden = {id(inner) for block in type_only for inner in ast.walk(block)}
+    imported = [
+        "." * node.level + (node.module or "")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and id(node) not in hidden
+    ]
+    imported += [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    ]
+    assert not [name for name in imported if name in (".rules", "pitch_sdk.rules")]
