@@ -116,6 +116,20 @@ def cards_text(mask: CardMask) -> Text:
     return text
 
 
+def context_text(view: PlayerView) -> Text:
+    """Where a seat stood at a decision: its hand, trump and bid, the trick, the score."""
+    text = Text("hand ").append_text(cards_text(view.hand))
+    if view.trump >= 0:
+        text.append("  trump ").append_text(_suit_text(view.trump))
+    if view.bidder >= 0:
+        text.append(f"  bid {view.bid} by seat {view.bidder}")
+    if view.trick:
+        text.append("  trick")
+        for seat, card in view.trick:
+            text.append(f" {seat}:").append_text(card_text(card))
+    return text.append(f"  score {view.scores[0]}-{view.scores[1]}")
+
+
 def _suit_text(suit: int) -> Text:
     return Text(f"{SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]}", style="red" if suit in _RED else "")
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from pitch_referee.errors import ManifestError, PitchError
 from pitch_referee.game_loop import TimeControl
@@ -18,7 +19,7 @@ from pitch_referee.sandbox import SandboxLimits, SandboxMode, SandboxUnavailable
 from pitch_referee.sandbox import resolve as resolve_sandbox
 from pitch_sdk.record import load_record
 
-from .render import count_of, output_console
+from .render import context_text, count_of, output_console
 
 _stderr = Console(stderr=True)
 
@@ -68,6 +69,8 @@ def _print(report: RerunReport) -> None:
     console.print(f"seat {report.seat} played by {report.bot}")
     for finding in report.findings:
         console.print(f"  {finding}", style="red" if finding.fault else "yellow", soft_wrap=True)
+        if finding.view is not None:
+            console.print(Text("    ").append_text(context_text(finding.view)), soft_wrap=True)
     line = (
         f"{count_of(report.decisions, 'decision')}, {report.differ} differ, "
         f"{count_of(report.faults, 'fault')}"

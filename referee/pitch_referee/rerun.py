@@ -26,6 +26,7 @@ from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import parse_deck, replay
 from pitch_sdk.table import (
     Answer,
+    Dealt,
     Decided,
     GameStart,
     SeatEvent,
@@ -196,8 +197,10 @@ class _Script:
         return deck_for(self.record.get("seed") or 0, number)  # beyond a forfeited game's end
 
     def advance(self, event: TableEvent) -> None:
-        if isinstance(event, Decided):
-            self.hand, self.index = event.hand, self.index + 1 if event.hand == self.hand else 1
+        if isinstance(event, Dealt):
+            self.hand, self.index = event.hand, 0
+        elif isinstance(event, Decided):
+            self.index += 1
 
     def next_action(self) -> Action:
         """The recorded decision at this point of the game; a fault where the record ends."""
