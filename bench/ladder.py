@@ -47,7 +47,7 @@ def bare_match(a: str, b: str, settings: dict[str, Any], root: str) -> int:
     """One match through ``run_match`` alone; returns the games played."""
     entrants = [Entrant(manifest.name, manifest) for manifest in map(load_manifest, (a, b))]
     summary = run_match(*entrants, MatchSettings(**settings), Path(root), announce=lambda _: None)
-    return summary["games_played"]
+    return summary.games_played
 
 
 def through_ladder(ladder: Ladder, round_number: int, games: int, workers: int) -> float:

@@ -41,7 +41,7 @@ def throughput(games: int, concurrency: int, rules: dict, affinity: bool = True)
         started = time.perf_counter()
         summary = run_match(a, b, settings, Path(folder) / "m", announce=lambda _: None)
         elapsed = time.perf_counter() - started
-    return summary["games_played"] / elapsed
+    return summary.games_played / elapsed
 
 
 class GreedyBiddingRandomPlay(GreedyBot):

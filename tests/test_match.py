@@ -14,8 +14,16 @@ import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import app
-from pitch_referee.match import Entrant, MatchSettings, run_match, schedule
+from pitch_referee.match import (
+    Entrant,
+    MatchError,
+    MatchSettings,
+    SettingError,
+    run_match,
+    schedule,
+)
 from pitch_referee.seeds import bot_seed
+from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import load_record, replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,10 +51,8 @@ def test_match_pairs_see_the_same_decks_with_teams_swapped_and_every_record_repl
     a, b = Entrant.from_argument(str(GREEDY)), Entrant.from_argument(str(RANDOM))
     settings = MatchSettings(games=4, seed=3, rules={"hand_cap": 4}, concurrency=2)
     summary = run_match(a, b, settings, tmp_path / "m", announce=lambda _: None)
-    assert summary["games_played"] == 4 and summary["status"] == "finished"
-    records = {
-        game["game"]: load_record(tmp_path / "m" / game["record"]) for game in summary["games"]
-    }
+    assert summary.games_played == 4 and summary.status == "finished"
+    records = {game.game: load_record(summary.record_path(game)) for game in summary.games}
     for pair in ("pair-00000", "pair-00001"):
         first, second = records[f"{pair}-a"], records[f"{pair}-b"]
         assert first["seed"] == second["seed"] and first["first_dealer"] == second["first_dealer"]
@@ -58,7 +64,9 @@ def test_match_pairs_see_the_same_decks_with_teams_swapped_and_every_record_repl
         assert [p["name"] for p in second["players"]] == ["random", "greedy", "random", "greedy"]
     for record in records.values():
         assert replay(record).ok
-    assert sum(summary["stats"]["counts"]) == 2  # two complete pairs in the pentanomial
+    assert sum(summary.stats.counts) == 2  # two complete pairs in the pentanomial
+    saved = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert saved == summary.to_json() and saved["games_played"] == 4
 
 
 def _python_bot(folder: Path, name: str, code: str) -> Entrant:
@@ -147,8 +155,8 @@ def test_a_bot_with_hooks_hears_every_decision_and_hand_of_each_game(tmp_path):
         if "saw " in line
     )
     expected = []
-    for game in summary["games"]:
-        record = load_record(tmp_path / "m" / game["record"])
+    for game in summary.games:
+        record = load_record(summary.record_path(game))
         actions = sum(len(hand["decisions"]) for hand in record["hands"])
         expected += [f"saw {actions} actions and {len(record['hands'])} hands"] * 2  # two seats
     assert heard == sorted(expected)
@@ -185,13 +193,21 @@ def test_a_concurrent_match_stopped_by_sprt_exits_at_once_leaving_its_pairs_unpl
 def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "bot.toml").write_text('name = "x"\n')
-    for args in [
-        ["match", str(tmp_path / "nope"), str(RANDOM)],
-        ["match", str(tmp_path / "broken"), str(RANDOM)],
-        ["match", str(RANDOM), str(RANDOM), "--fault-policy", "x"],
-        ["match", str(RANDOM), str(RANDOM), "--sprt", "elo0=1"],
-        ["match", str(RANDOM), str(RANDOM), "--rule", "bad=1"],
-        ["match", "--resume", str(tmp_path)],
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done" / "match.json").write_text("{}")
+    for args, says in [
+        (["match", str(tmp_path / "nope"), str(RANDOM)], "no bot folder at"),
+        (["match", str(tmp_path / "broken"), str(RANDOM)], "bot.toml"),
+        (["match", str(RANDOM), str(RANDOM), "--fault-policy", "x"], "--fault-policy must be"),
+        (["match", str(RANDOM), str(RANDOM), "--sprt", "elo0=1"], "--sprt 'elo0=1' is missing"),
+        (["match", str(RANDOM), str(RANDOM), "--rule", "bad=1"], "bad rule 'bad=1'"),
+        (["match", str(RANDOM), str(RANDOM), "--games", "0"], "--games must be at least 1"),
+        (["match", str(RANDOM), str(RANDOM), "--time-limit", "0"], "--time-limit must be"),
+        (["match", str(RANDOM), str(RANDOM), "--time-reserve", "-1"], "--time-reserve must"),
+        (["match", str(RANDOM), str(RANDOM), "--sandbox", "x"], "--sandbox must be on, off"),
+        (["match", str(RANDOM), str(RANDOM), "--memory", "1"], "--memory must be at least"),
+        (["match", str(RANDOM), str(RANDOM), "--out", str(tmp_path / "done")], "--resume"),
+        (["match", "--resume", str(tmp_path)], "no match here"),
     ]:
         done = subprocess.run(
             [sys.executable, "-m", "pitch_cli", *args],
@@ -199,6 +215,35 @@ def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):
         )  # fmt: skip
         assert done.returncode == 1, (args, done.stderr)
         assert done.stderr.startswith("error:") and done.stderr.count("\n") == 1, done.stderr
+        assert says in done.stderr, (args, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"games": 0}, "games must be at least 1"),
+        ({"concurrency": 0}, "concurrency must be at least 1"),
+        ({"time_limit_ms": 0}, "the time limit must be at least 1 ms"),
+        ({"fault_policy": "x"}, "the fault policy must be forfeit or substitute, not 'x'"),
+        ({"sprt": "elo0=1"}, "SPRT 'elo0=1' is missing elo1"),
+        ({"sandbox": "x"}, "the sandbox must be on, off or auto, not 'x'"),
+        ({"rules": {"bad": 1}}, "unknown rule option 'bad'"),
+    ],
+)
+def test_match_settings_say_what_is_wrong_without_naming_a_flag(setting, message):
+    with pytest.raises(SettingError) as raised:
+        MatchSettings(**setting)
+    assert str(raised.value).startswith(message) and "--" not in str(raised.value)
+    assert raised.value.setting == next(iter(setting))
+
+
+def test_match_settings_hold_rule_options_and_round_trip_through_json():
+    settings = MatchSettings(games=4, seed=3, rules={"hand_cap": 4})
+    assert settings.rules == RuleOptions(hand_cap=4)
+    assert settings.to_json()["rules"] == RuleOptions(hand_cap=4).to_dict()
+    assert MatchSettings.from_json(json.loads(json.dumps(settings.to_json()))) == settings
+    with pytest.raises(MatchError, match="unknown match setting 'colour'"):
+        MatchSettings.from_json({**settings.to_json(), "colour": "red"})
 
 
 def _match_command(out: Path) -> list[str]:

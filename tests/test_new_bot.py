@@ -25,9 +25,9 @@ def test_scaffolded_bot_plays_a_game_over_grpc(tmp_path):
         Entrant.from_argument(str(folder)), Entrant.from_argument(str(RANDOM)),
         settings, tmp_path / "m", announce=lambda _: None,
     )  # fmt: skip
-    assert summary["games_played"] == 2 and summary["result"]["faults"] == 0
-    for game in summary["games"]:
-        assert replay(load_record(tmp_path / "m" / game["record"])).ok
+    assert summary.games_played == 2 and summary.faults == 0
+    for game in summary.games:
+        assert replay(load_record(summary.record_path(game))).ok
 
 
 def test_new_bot_refuses_an_existing_folder_and_a_bad_name(tmp_path):

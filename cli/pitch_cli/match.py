@@ -13,8 +13,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from pitch_referee.errors import PitchError
 from pitch_referee.match import (
     Entrant,
+    MatchError,
+    MatchFolder,
     MatchProgress,
     MatchSettings,
+    MatchSummary,
+    NoSandboxError,
+    SettingError,
+    WorkerError,
     resume_match,
     run_match,
 )
@@ -84,13 +90,13 @@ def match(
 ) -> None:
     """Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT."""
     if resume is not None:
-        summary = _with_progress(lambda progress: resume_match(resume, progress))
-        _print_result(summary, resume)
+        summary = _playing(resume, lambda progress: resume_match(resume, progress))
+        _print_result(summary)
         return
     if bot_a is None or bot_b is None:
         raise PitchError("give two bots (folders or names), or --resume FOLDER")
-    a, b = Entrant.from_argument(bot_a), Entrant.from_argument(bot_b)
-    settings = MatchSettings(
+    a, b = _entrant(bot_a), _entrant(bot_b)
+    settings = _settings(
         games=games,
         seed=seed,
         duplicate=duplicate,
@@ -99,20 +105,65 @@ def match(
         time_limit_ms=time_limit,
         time_reserve_ms=time_reserve,
         fault_policy=fault_policy,
-        rules=RuleOptions().with_text(rule).to_dict(),
+        rules=RuleOptions().with_text(rule),
         sprt=sprt,
         sandbox=sandbox,
         memory_mb=memory,
         max_processes=max_processes,
-    ).seeded()
+    )
     root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
+    if MatchFolder(root).exists():
+        raise PitchError(f"{root} already holds a match: resume it with --resume {root}")
     console.print(f"match {a.name} vs {b.name} -> {root}")
     console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
-    summary = _with_progress(lambda progress: run_match(a, b, settings, root, progress))
-    _print_result(summary, root)
+    summary = _playing(root, lambda progress: run_match(a, b, settings, root, progress))
+    _print_result(summary)
 
 
-def _with_progress(play: Any) -> dict[str, Any]:
+_FLAGS = {
+    "games": "--games",
+    "concurrency": "--concurrency",
+    "time_limit_ms": "--time-limit",
+    "time_reserve_ms": "--time-reserve",
+    "fault_policy": "--fault-policy",
+    "rules": "--rule",
+    "sprt": "--sprt",
+    "sandbox": "--sandbox",
+    "memory_mb": "--memory",
+    "max_processes": "--max-processes",
+}
+"""The flag of each setting ``pitch match`` takes."""
+
+
+def _settings(**values: Any) -> MatchSettings:
+    """``MatchSettings`` with a seed; a bad value is one line naming its flag."""
+    try:
+        return MatchSettings(**values).seeded()
+    except SettingError as error:
+        flag = _FLAGS.get(error.setting, error.setting)
+        raise PitchError(
+            f"{flag} {error.problem}" if error.subject else f"{flag}: {error.problem}"
+        ) from None
+
+
+def _entrant(argument: str) -> Entrant:
+    try:
+        return Entrant.from_argument(argument)
+    except MatchError as error:
+        raise PitchError(f"{error}: give a folder with a bot.toml") from None
+
+
+def _playing(root: Path, play: Any) -> MatchSummary:
+    """Play with a progress bar; errors of the match become one line saying what to do."""
+    try:
+        return _with_progress(play)
+    except NoSandboxError as error:
+        raise PitchError(f"{error}; or run trusted bots with --sandbox off") from None
+    except WorkerError as error:
+        raise PitchError(f"{error}: `pitch match --resume {root}` plays the rest") from None
+
+
+def _with_progress(play: Any) -> MatchSummary:
     columns = (
         TextColumn("[bold]games"),
         BarColumn(),
@@ -152,41 +203,38 @@ def _elo(value: float | None) -> str:
     return f"{value:+.1f}"
 
 
-def _print_result(summary: dict[str, Any], root: Path) -> None:
-    a, b = summary["bots"]["a"], summary["bots"]["b"]
-    result, stats = summary["result"], summary["stats"]
-    wins, losses, draws = result["a"]["wins"], result["a"]["losses"], result["a"]["draws"]
+def _print_result(summary: MatchSummary) -> None:
+    a, b, stats, root = summary.a, summary.b, summary.stats, summary.folder
     console.print(
-        f"[bold]{a['name']}[/] {a['version']} vs [bold]{b['name']}[/] {b['version']}: "
-        f"{summary['games_played']} of {summary['games_planned']} games ({summary['status']})"
+        f"[bold]{a.name}[/] {a.version} vs [bold]{b.name}[/] {b.version}: "
+        f"{summary.games_played} of {summary.games_planned} games ({summary.status})"
     )
     console.print(
-        f"  {a['name']}: {wins} won, {losses} lost, {draws} drawn; points "
-        f"{result['points']['a']} to {result['points']['b']}; faults {result['faults']}"
+        f"  {a.name}: {summary.wins} won, {summary.losses} lost, {summary.draws} drawn; "
+        f"points {summary.points[0]} to {summary.points[1]}; faults {summary.faults}"
     )
-    if result.get("cpu_s"):
-        cpu = result["cpu_s"]
+    if summary.cpu:
+        cpu = summary.cpu
         console.print(
-            f"  CPU (measured by the sandbox): {a['name']} {cpu['a']:.2f} s, "
-            f"{b['name']} {cpu['b']:.2f} s, over {cpu['games']} games"
+            f"  CPU (measured by the sandbox): {a.name} {cpu.a_s:.2f} s, "
+            f"{b.name} {cpu.b_s:.2f} s, over {cpu.games} games"
         )
-    interval = stats["elo_interval"]
-    if interval:
-        shown = f"[{_elo(interval[0])}, {_elo(interval[1])}] (95%, "
+    if stats.elo_interval:
+        low, high = stats.elo_interval
+        shown = f"[{_elo(low)}, {_elo(high)}] (95%, "
     else:  # too few samples, or all alike: the spread cannot be estimated yet
         shown = "(no interval yet: too few results, or all alike; "
-    los = "-" if stats["los"] is None else f"{stats['los'] * 100:.1f}%"
+    los = "-" if stats.los is None else f"{stats.los * 100:.1f}%"
     console.print(
-        f"  Elo difference {_elo(stats['elo'])} {shown}{stats['model']} "
-        f"{stats['counts']}), likelihood of superiority {los}"
+        f"  Elo difference {_elo(stats.elo)} {shown}{stats.model} "
+        f"{list(stats.counts)}), likelihood of superiority {los}"
     )
-    if stats["sprt"]:
-        decision = stats["sprt"]["decision"]
+    if stats.sprt:
+        test = stats.sprt
         verdict = {"H1": "H1 accepted: A is better", "H0": "H0 accepted: A is not better"}
         console.print(
-            f"  SPRT: LLR {stats['sprt']['llr']:.2f} "
-            f"({stats['sprt']['lower_bound']:.2f}, {stats['sprt']['upper_bound']:.2f}): "
-            f"{verdict.get(decision, 'undecided')}"
+            f"  SPRT: LLR {test.llr:.2f} ({test.lower_bound:.2f}, {test.upper_bound:.2f}): "
+            f"{verdict.get(test.decision or '', 'undecided')}"
         )
     console.print(
         f"  records and logs: {root}  (replay one: pitch replay {root}/games/<game>.json)"

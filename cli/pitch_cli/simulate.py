@@ -11,7 +11,7 @@ from rich.progress import Progress
 from pitch_referee.errors import PitchError
 from pitch_sdk.bots import POLICIES
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import write_record
+from pitch_sdk.record import record_result, write_record
 from pitch_sdk.selfplay import play_game
 
 
@@ -47,9 +47,10 @@ def simulate(
             ]
             record = play_game(bots, game_seed, options)
             write_record(record, out / f"game-{game_seed}.json")
-            winner = record["result"]["winner"]
-            wins[2 if winner is None else winner] += 1
-            hands += record["result"]["hands"]
+            result = record_result(record)
+            assert result is not None  # play_game plays the game to its end
+            wins[2 if result.winner is None else result.winner] += 1
+            hands += result.hands
             progress.advance(task)
     typer.echo(
         f"{games} games, {hands} hands -> {out}: team 0 won {wins[0]}, team 1 won {wins[1]}, "

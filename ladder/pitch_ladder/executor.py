@@ -40,12 +40,12 @@ def play_match(a_folder: str, b_folder: str, settings: dict[str, Any], root: str
     folder = Path(root)
     try:
         a, b = load_manifest(a_folder), load_manifest(b_folder)
-        header = (Entrant(a.name, a), Entrant(b.name, b), MatchSettings(**settings))
+        header = (Entrant(a.name, a), Entrant(b.name, b), MatchSettings.from_json(settings))
         MatchFolder(folder).write_header(*header)
         summary = resume_match(folder, announce=_quiet)
     except (BotError, MatchError, OSError) as error:
         raise RuntimeError(f"{folder.name}: {error}") from None
-    return [game["game"] for game in summary["games"]]
+    return [game.game for game in summary.games]
 
 
 def _quiet(_message: str) -> None:

@@ -37,8 +37,8 @@ from sqlalchemy import Engine, func
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
-from pitch_referee.match import GameOutcome, GameSpec, MatchSettings, schedule
-from pitch_sdk.record import RecordError, load_record
+from pitch_referee.match import GameOutcome, GameSpec, MatchFolder, MatchSettings, schedule
+from pitch_sdk.record import RecordError, load_record, record_result
 
 from .errors import LadderError
 from .executor import play_match
@@ -156,7 +156,7 @@ class _Running:
 
     @cached_property
     def match_settings(self) -> MatchSettings:
-        return MatchSettings(**self.settings)
+        return MatchSettings.from_json(self.settings)
 
     @cached_property
     def specs(self) -> dict[str, GameSpec]:
@@ -410,7 +410,7 @@ class _Run:
 
         Any other ``.json`` file in the games folder is refused: renamed aside, reported.
         """
-        games = self.ladder / match.folder / "games"
+        games = MatchFolder(self.ladder / match.folder).games_dir
         if not games.is_dir():
             return []
         found = []
@@ -424,14 +424,14 @@ class _Run:
             try:
                 finished_at = datetime.fromtimestamp(path.stat().st_mtime, UTC)
                 record = load_record(path)
+                if record_result(record) is None:
+                    continue  # a game still going on
             except FileNotFoundError:
                 continue  # moved meanwhile
             except RecordError as error:
                 if path.exists():
                     self._refuse(match, path, str(error).removeprefix(f"{path}: "))
                 continue
-            if not record.get("result"):
-                continue  # a game still going on
             reason = refusal(record, spec, match.match_settings, match.a, match.b)
             if reason is None:
                 found.append(_Found(match, spec, record, path, finished_at))
@@ -452,6 +452,8 @@ class _Run:
 def _game_row(ladder: Path, found: _Found) -> Game:
     spec, record = found.spec, found.record
     outcome = GameOutcome.from_record(spec, record)
+    result = record_result(record)
+    assert result is not None  # a finished record: see _new_records
     return Game.model_validate(
         {
             "match_id": found.match.match_id,
@@ -462,7 +464,7 @@ def _game_row(ladder: Path, found: _Found) -> Game:
             "a_points": outcome.a_points,
             "b_points": outcome.b_points,
             "faults": outcome.faults,
-            "termination": record["result"]["termination"],
+            "termination": result.termination,
             "record_path": found.path.relative_to(ladder).as_posix(),
             "record": record,
             "finished_at": found.finished_at,

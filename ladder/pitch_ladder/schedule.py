@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from dataclasses import asdict
 from itertools import combinations
 from typing import Any
 
 from pitch_referee.match import MatchSettings, schedule
+from pitch_sdk.options import RuleOptions
 
 
 def round_robin(names: list[str]) -> list[tuple[str, str]]:
@@ -57,11 +57,11 @@ def match_settings(
         seed=match_seed(secret, round_number, a, b),
         duplicate=True,
         concurrency=1,
-        rules=rules,
+        rules=RuleOptions.from_dict(rules),
     )
-    return asdict(settings)
+    return settings.to_json()
 
 
 def planned_games(settings: dict[str, Any]) -> int:
     """How many games a match with these settings plays (whole duplicate pairs)."""
-    return len(schedule(MatchSettings(**settings)))
+    return len(schedule(MatchSettings.from_json(settings)))

@@ -25,11 +25,14 @@ from pathlib import Path
 from pitch_referee.errors import ManifestError
 from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
-from pitch_sdk.record import load_record
+from pitch_sdk.options import RuleOptions
+from pitch_sdk.record import load_record, record_result
 
 from .errors import LadderError
 
-SMOKE_SETTINGS = MatchSettings(games=1, duplicate=False, rules={"hand_cap": 1}, concurrency=1)
+SMOKE_SETTINGS = MatchSettings(
+    games=1, duplicate=False, rules=RuleOptions(hand_cap=1), concurrency=1
+)
 """The smoke test: one game of one hand, the new bot in seats 0 and 2."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 STDERR_LINES = 20
@@ -147,12 +150,13 @@ def smoke_test(bot: BotManifest, work: Path) -> None:
         summary = run_match(*entrants, SMOKE_SETTINGS, match, announce=lambda _: None)
     except (MatchError, OSError) as error:
         raise LadderError(f"refused: the smoke test could not run: {error}") from None
-    record = load_record(match / summary["games"][0]["record"]) if summary["games"] else None
-    faults = [fault for fault in (record or {}).get("faults", []) if fault["seat"] in (0, 2)]
-    if record and record.get("result") and not faults:
+    record = load_record(summary.record_path(summary.games[0])) if summary.games else None
+    result = record_result(record) if record else None
+    faults = [fault for fault in result.faults if fault.seat in (0, 2)] if result else []
+    if result and not faults:
         return
-    reason = f"{faults[0]['kind']}: {faults[0]['detail']}" if faults else "the game did not finish"
-    seat = faults[0]["seat"] if faults else 0
+    reason = f"{faults[0].kind}: {faults[0].detail}" if faults else "the game did not finish"
+    seat = faults[0].seat if faults else 0
     log = Path(record["players"][seat]["log"]) if record else None
     raise LadderError(
         f"refused: {bot.name} did not finish a one-hand game against the random bot "

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from pitch_referee.match import GameSpec, MatchSettings
-from pitch_sdk.record import replay
+from pitch_sdk.record import RecordError, record_result, replay
 
 
 def refusal(
@@ -45,18 +45,18 @@ def refusal(
     for what, value in expected.items():
         if found[what] != value:
             return f"its {what} {found[what]!r} is not the schedule's {value!r}"
-    result, faults = record.get("result"), record.get("faults")
-    if not isinstance(result, dict):
+    try:
+        result = record_result(record)
+    except RecordError as error:  # names the result or the faults, and what is wrong
+        return f"it does not read ({error})"
+    if result is None:
         return "it has no result"
-    if not isinstance(faults, list) or not all(isinstance(fault, dict) for fault in faults):
-        return "its faults are not a list of faults"
     replayed = replay(record)
     if not replayed.ok:
         return f"the engine disagrees with it ({replayed.discrepancy})"
-    if result.get("termination") == "forfeit" and (
-        not faults or faults[-1].get("seat") != result.get("forfeited_by")
-    ):
-        return f"it claims a forfeit by seat {result.get('forfeited_by')} without its fault"
+    faults = result.faults
+    if result.termination == "forfeit" and (not faults or faults[-1].seat != result.forfeited_by):
+        return f"it claims a forfeit by seat {result.forfeited_by} without its fault"
     return None
 
 

@@ -391,3 +391,106 @@ def _check_result(state: GameState, record: dict[str, Any]) -> None:
     _expect("result", "winner", winner, outcome.winner)
     _expect("result", "scores", _field(result, "scores", list, "result"), list(state.scores))
     _expect("result", "hand count", _field(result, "hands", int, "result"), state.hand_number)
+
+
+# --- reading a finished game's result -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordFault:
+    """One entry of a record's ``faults``, as ``record_result`` reads it."""
+
+    seat: Seat
+    kind: str
+    """A ``pitch_sdk.faults.FaultKind`` value (records hold the string)."""
+    detail: str
+    hand: int
+    decision: int
+    decision_kind: str | None = None
+    log: str | None = None
+    """The file the bot's output went to, when it had one."""
+
+    @property
+    def team(self) -> int:
+        return self.seat % 2
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """How a recorded game ended, with its faults and CPU: what match tallies, the
+    ladder and the command line read from a record, read in one place."""
+
+    termination: str
+    winner: int | None
+    """The winning team; ``None`` for a draw at the hand cap."""
+    forfeited_by: Seat | None
+    scores: tuple[int, int]
+    hands: int
+    faults: tuple[RecordFault, ...]
+    cpu_ms: tuple[float | None, ...]
+    """Each seat's CPU in this game, where the sandbox measured it."""
+
+    def score_of(self, team: int) -> float:
+        """``team``'s game score: 1 for a win, 0.5 for a draw, 0 for a loss."""
+        return 0.5 if self.winner is None else float(self.winner == team)
+
+    def faults_of(self, team: int) -> tuple[RecordFault, ...]:
+        return tuple(fault for fault in self.faults if fault.team == team)
+
+    def team_cpu_ms(self, team: int) -> float | None:
+        """The CPU of ``team``'s two seats (``None`` unless both were measured)."""
+        spent = [ms for seat, ms in enumerate(self.cpu_ms) if seat % 2 == team]
+        if len(spent) != 2 or None in spent:
+            return None
+        return sum(ms for ms in spent if ms is not None)
+
+
+def record_result(record: dict[str, Any]) -> RecordResult | None:
+    """The result of a game record, or ``None`` while the game goes on (``result`` null).
+
+    Reads only ``result``, ``faults`` and the players' ``cpu_ms``; it does not replay the
+    game (``replay`` checks that the result is the one the rules give).
+
+    Raises:
+        RecordError: one of those is missing or of the wrong type; the message names it.
+    """
+    result = _field(record, "result", dict, "record", optional=True)
+    if result is None:
+        return None
+    winner = _field(result, "winner", int, "result", optional=True)
+    forfeited_by = _field(result, "forfeited_by", int, "result", optional=True)
+    scores = _field(result, "scores", list, "result")
+    if len(scores) != 2 or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores):
+        raise RecordError(f"result: 'scores' should be two whole numbers, found {_shown(scores)}")
+    faults = []
+    for number, entry in enumerate(_field(record, "faults", list, "record")):
+        where = f"faults[{number}]"
+        entry = _entry(entry, where)
+        faults.append(
+            RecordFault(
+                seat=_seat(entry, "seat", where),
+                kind=_field(entry, "kind", str, where),
+                detail=_field(entry, "detail", str, where),
+                hand=_field(entry, "hand", int, where),
+                decision=_field(entry, "decision", int, where),
+                decision_kind=_field(entry, "decision_kind", str, where, optional=True),
+                log=_field(entry, "log", str, where, optional=True),
+            )
+        )
+    players = record.get("players")
+    cpu: list[float | None] = [None] * 4
+    for player in players if isinstance(players, list) else []:
+        if not isinstance(player, dict):
+            continue
+        seat, ms = player.get("seat"), player.get("cpu_ms")
+        if type(seat) is int and seat in range(4) and type(ms) in (int, float):
+            cpu[seat] = float(ms)
+    return RecordResult(
+        termination=_field(result, "termination", str, "result"),
+        winner=winner,
+        forfeited_by=forfeited_by,
+        scores=(scores[0], scores[1]),
+        hands=_field(result, "hands", int, "result"),
+        faults=tuple(faults),
+        cpu_ms=tuple(cpu),
+    )

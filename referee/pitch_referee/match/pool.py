@@ -1,0 +1,196 @@
+"""The workers that play a match's deal pairs: one referee each, on threads or processes.
+
+The workers take deal pairs from one queue, so a worker that drew short games takes
+more of them and all finish together. One worker runs on a thread of the match's
+process (which is also how bots started by hand join); more run in worker processes,
+one referee each, so they use every core, each pinned to its own unless
+``settings.affinity`` is off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pitch_sdk.record import write_record
+
+from ..errors import BotError
+from ..referee import PlayerSlot, Referee
+from ..workers import die_with_parent, pin_to_core, usable_cores
+from .folder import MatchFolder
+from .schedule import GameSpec, seats
+from .settings import Entrant, MatchError, MatchSettings
+from .summary import GameOutcome
+
+
+class WorkerError(MatchError):
+    """A worker failed or died before the match ended; the games it finished are kept,
+    and resuming the match plays the rest."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every worker of a match needs; picklable, for worker processes."""
+
+    a: Entrant
+    b: Entrant
+    settings: MatchSettings
+    root: Path
+    sandboxed: bool
+    """Resolved once for the match (``MatchSettings.sandboxed``), so every worker agrees."""
+
+
+def run_workers(
+    job: Job, pairs: list[list[GameSpec]], announce: Callable[[str], None]
+) -> Iterator[GameOutcome]:
+    """Outcomes as games finish; closing the generator stops every worker.
+
+    Each worker says when it has no pairs left. One that ends without saying so (a
+    killed process, a crash) took a pair with it, so the match cannot finish.
+
+    Raises:
+        WorkerError: a worker failed, or ended without finishing its pairs.
+    """
+    count = min(job.settings.concurrency, max(1, len(pairs)))
+    if count == 1:
+        work: Any = queue.SimpleQueue()
+        results: Any = queue.SimpleQueue()
+        stop: Any = threading.Event()
+        arguments = (job, 0, work, results, stop, announce)
+        workers = [threading.Thread(target=_work, args=arguments)]
+    else:
+        context = multiprocessing.get_context("spawn")
+        work, results, stop = context.Queue(), context.Queue(), context.Event()
+        work.cancel_join_thread()  # a match stopped early exits without feeding its unplayed pairs
+        cores = usable_cores() if job.settings.affinity else None
+        workers = [
+            context.Process(
+                target=_worker_main, args=(job, w, os.getpid(), cores, work, results, stop)
+            )
+            for w in range(count)
+        ]
+    for pair in pairs:
+        work.put(pair)
+    for _ in workers:
+        work.put(None)  # one "no more pairs" per worker
+    for worker in workers:
+        worker.daemon = True
+        worker.start()
+    try:
+        done: set[int] = set()
+        while len(done) < len(workers):
+            ended = [n for n, worker in enumerate(workers) if not worker.is_alive()]
+            try:
+                message = results.get(timeout=0.5)
+            except queue.Empty:  # so the last words of the workers that had ended are read
+                _check_ended(workers, [n for n in ended if n not in done], job.root)
+                continue
+            if isinstance(message, int):
+                done.add(message)
+            elif isinstance(message, str):
+                raise WorkerError(f"{message}; the finished games are kept in {job.root}")
+            else:
+                yield message
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join(timeout=30)
+            if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
+                worker.kill()
+
+
+def _check_ended(
+    workers: list[threading.Thread] | list[multiprocessing.process.BaseProcess],
+    ended: list[int],
+    root: Path,
+) -> None:
+    """Raise for the ``ended`` workers, which ended without saying they were done.
+
+    A worker's messages are queued before it ends (a process flushes its queue before
+    it exits), so a worker that had ended before an empty wait on the queue has nothing
+    more to say.
+    """
+    if not ended:
+        return
+    exitcode = getattr(workers[ended[0]], "exitcode", None)  # threads have none
+    how = "stopped on an error" if exitcode is None else f"died (exit {exitcode})"
+    raise WorkerError(
+        f"worker {ended[0]} {how} before the match ended; the finished games are kept in {root}"
+    )
+
+
+def _work(
+    job: Job,
+    worker: int,
+    work: Any,
+    results: Any,
+    stop: Any,
+    announce: Callable[[str], None],
+) -> None:
+    """Play pairs from ``work`` until it says none are left (or the match stops).
+
+    Reports each outcome on ``results``, then the worker's number when it is done, or
+    why it failed.
+    """
+    try:
+        asyncio.run(_play_pairs(job, worker, work.get, results.put, announce, stop.is_set))
+    except (BotError, MatchError, OSError, ValueError) as error:
+        results.put(f"worker {worker}: {error}")
+    else:
+        results.put(worker)
+
+
+def _worker_main(
+    job: Job,
+    worker: int,
+    parent: int,
+    cores: list[int] | None,
+    work: Any,
+    results: Any,
+    stop: Any,
+) -> None:
+    """A worker process: its own referee and bots; dies with the match process."""
+    die_with_parent(parent)
+    if cores:
+        pin_to_core(worker, cores)
+    _work(job, worker, work, results, stop, print)
+
+
+async def _play_pairs(
+    job: Job,
+    worker: int,
+    next_pair: Callable[[], list[GameSpec] | None],
+    report: Callable[[GameOutcome], None],
+    announce: Callable[[str], None],
+    stopped: Callable[[], bool] = lambda: False,
+) -> None:
+    folder = MatchFolder(job.root)
+    slots = {
+        key: PlayerSlot(key, entrant.manifest, entrant.name)
+        for key, entrant in (("A1", job.a), ("A2", job.a), ("B1", job.b), ("B2", job.b))
+    }
+    settings = job.settings
+    async with Referee(
+        folder.worker_logs(worker), settings.referee_settings(job.sandboxed), announce=announce
+    ) as referee:
+        while (pair := next_pair()) is not None:
+            for spec in pair:
+                if stopped():
+                    return
+                result = await referee.play(
+                    seats(spec, slots),
+                    game_id=spec.game_id,
+                    seed=spec.seed,
+                    options=settings.options(),
+                    first_dealer=spec.first_dealer,
+                    secret=str(settings.seed),
+                )
+                write_record(result.record, folder.record_path(spec))
+                report(GameOutcome.from_record(spec, result.record))

@@ -1,0 +1,86 @@
+"""Playing a match: a new one (``run_match``) or the rest of one (``resume_match``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from .folder import MatchFolder
+from .pool import Job, run_workers
+from .schedule import GameSpec
+from .settings import Entrant, MatchError, MatchSettings
+from .summary import (
+    LoadedMatch,
+    MatchProgress,
+    MatchStatus,
+    MatchSummary,
+    progress_of,
+    summarize,
+    summary_of,
+)
+
+ProgressCallback = Callable[[MatchProgress], None]
+
+
+def run_match(
+    a: Entrant,
+    b: Entrant,
+    settings: MatchSettings,
+    root: Path,
+    progress: ProgressCallback | None = None,
+    announce: Callable[[str], None] = print,
+) -> MatchSummary:
+    """Play a new match into ``root`` (which must not hold one) and return its summary.
+
+    Settings without a seed get a fresh one, written into ``match.json``.
+
+    Raises:
+        MatchError: ``root`` already holds a match, or the match cannot go on (a
+            ``WorkerError`` when a worker failed: the finished games are kept).
+    """
+    folder = MatchFolder(root)
+    if folder.exists():
+        raise MatchError(f"{root} already holds a match")
+    settings = settings.seeded()
+    if a.by_hand or b.by_hand:
+        settings = replace(settings, concurrency=1)  # bots by hand join one referee
+    folder.write_header(a, b, settings)
+    return _play_remaining(root, progress, announce)
+
+
+def resume_match(
+    root: Path, progress: ProgressCallback | None = None, announce: Callable[[str], None] = print
+) -> MatchSummary:
+    """Finish an interrupted match: play only the games that have no record yet."""
+    MatchFolder(root).read_header()
+    return _play_remaining(root, progress, announce)
+
+
+def _play_remaining(
+    root: Path, progress: ProgressCallback | None, announce: Callable[[str], None]
+) -> MatchSummary:
+    loaded = LoadedMatch.load(root)
+    settings, specs = loaded.settings, loaded.specs
+    outcomes = list(loaded.outcomes.values())
+    state = progress_of(outcomes, settings, len(specs))
+    if progress:
+        progress(state)
+    if state.sprt and state.sprt.decision:
+        return summary_of(loaded, MatchStatus.STOPPED_BY_SPRT)
+    todo = [spec for spec in specs if spec not in loaded.finished]
+    summary_of(loaded, MatchStatus.RUNNING)
+    pairs: dict[int, list[GameSpec]] = {}  # in schedule order
+    for spec in todo:
+        pairs.setdefault(spec.pair, []).append(spec)
+    job = Job(loaded.a, loaded.b, settings, root, settings.sandboxed(announce))
+    stopped = False
+    for outcome in run_workers(job, list(pairs.values()), announce):
+        outcomes.append(outcome)
+        state = progress_of(outcomes, settings, len(specs))
+        if progress:
+            progress(state)
+        if state.sprt and state.sprt.decision:
+            stopped = True
+            break
+    return summarize(root, MatchStatus.STOPPED_BY_SPRT if stopped else MatchStatus.FINISHED)
