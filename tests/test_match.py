@@ -352,7 +352,7 @@ class Cheat(RandomBot):
         self.rng = Remembering()
 
     def on_game_start(self, seat, info):
-        self.game = info["game_id"]
+        self.game = info.game_id
 
     def bid(self, view, legal):  # while bidding, the hand is the nine cards dealt
         seed = self.rng.last_seed
