@@ -16,8 +16,10 @@ only the standard library.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
 from .actions import (
     LEAVE,
@@ -140,43 +142,82 @@ _PLAYS_OF_HELD: dict[CardMask, tuple[Play, ...]] = {}
 """Memo of ``_plays_from``: play lists are asked for millions of times in search."""
 
 
+# --- what a position is ---------------------------------------------------------------
+#
+# The one list of the fields that change as a game is played. ``pop()``, ``copy()``,
+# ``key()`` and the snapshot that ``push()`` keeps are written out from it (see
+# ``_position_methods``), so a field cannot be saved by one and forgotten by another.
+
+_GAME_FIELDS = ("phase", "to_move", "dealer", "hand_number", "scores", "hand_results", "outcome")
+"""Where the game stands and what it has scored (``__init__`` sets these)."""
+
+_HAND_FIELDS = (
+    "deck", "hands", "stock", "bids", "bid", "bidder", "trump", "discarded",
+    "discarded_down", "picked", "centre", "fill", "gone", "queue", "looker", "look_cards",
+    "look_log", "leader", "trick", "trick_best", "tricks", "jokers_played", "taken", "dead",
+)  # fmt: skip
+"""The hand being played (``_clear_hand`` sets these afresh at every deal)."""
+
+_FIELDS = _GAME_FIELDS + _HAND_FIELDS
+"""A position: every field of a ``GameState`` but ``options`` (fixed for the game) and
+``_stack`` (the history)."""
+
+_LIST_FIELDS = frozenset({"hands"})
+"""Fields holding a list that the engine changes in place (a play takes the card out of
+``hands[seat]``): a snapshot or a clone gets its own copy, and ``key()`` a tuple. Every
+other field holds an immutable value (an int, a tuple, an enum member, a frozen record),
+shared as it is between a state, its snapshots and its clones."""
+
+
+def _position_methods() -> tuple[Callable[..., object], ...]:
+    """``_snapshot``, ``pop``, ``copy`` and ``key``, written out field by field from
+    ``_FIELDS`` (as ``dataclasses`` writes ``__init__``).
+
+    Written out rather than looping over the names: these are the playout primitives of
+    search bots, and a loop of ``getattr``/``setattr`` costs several times more.
+    """
+
+    copied = _LIST_FIELDS
+    saved = ", ".join(f"self.{n}.copy()" if n in copied else f"self.{n}" for n in _FIELDS)
+    keyed = ", ".join(f"tuple(self.{n})" if n in copied else f"self.{n}" for n in _FIELDS)
+    restored = ", ".join(f"self.{n}" for n in _FIELDS)
+    cloned = "".join(
+        f"\n    clone.{n} = self.{n}.copy()" if n in copied else f"\n    clone.{n} = self.{n}"
+        for n in _FIELDS
+    )
+    source = f'''
+def _snapshot(self) -> "tuple":
+    """The position, in ``_FIELDS`` order; ``pop()`` restores it."""
+    return ({saved},)
+
+def pop(self) -> "None":
+    """Undo the last ``push``, ``apply``, ``deal`` or ``forfeit``."""
+    ({restored},) = self._stack.pop()
+
+def copy(self) -> "GameState":
+    """A history-free clone: cheap, for simulation from this point."""
+    clone = GameState.__new__(GameState)
+    clone.options = self.options
+    clone._stack = []{cloned}
+    return clone
+
+def key(self) -> "tuple":
+    """A hashable identity of the position (the options and everything but history)."""
+    return (self.options, {keyed})
+'''
+    namespace: dict[str, Callable[..., object]] = {}
+    code = compile(source, "<rules._position_methods>", "exec")
+    exec(code, globals(), namespace)  # globals(): the methods see this module, GameState too
+    return namespace["_snapshot"], namespace["pop"], namespace["copy"], namespace["key"]
+
+
 class GameState:
     """A game of 13-point partner pitch, from the first deal to the result."""
 
     __slots__ = (
-        "_stack",
-        "bid",
-        "bidder",
-        "bids",
-        "centre",
-        "dead",
-        "dealer",
-        "deck",
-        "discarded",
-        "discarded_down",
-        "fill",
-        "gone",
-        "hand_number",
-        "hand_results",
-        "hands",
-        "jokers_played",
-        "leader",
-        "look_cards",
-        "look_log",
-        "looker",
-        "options",
-        "outcome",
-        "phase",
-        "picked",
-        "queue",
-        "scores",
-        "stock",
-        "taken",
-        "to_move",
-        "trick",
-        "trick_best",
-        "tricks",
-        "trump",
+        "options",  # the rules in force: fixed for the game, shared by clones, part of key()
+        "_stack",  # the snapshots that pop() restores; a clone starts without any
+        *_FIELDS,
     )
 
     def __init__(self, options: RuleOptions | None = None, first_dealer: Seat = 0) -> None:
@@ -406,50 +447,23 @@ class GameState:
         self.phase = OVER
         self.to_move = TERMINAL
 
-    def pop(self) -> None:
-        """Undo the last ``push``, ``apply``, ``deal`` or ``forfeit``."""
-        (
-            self.phase, self.to_move, self.dealer, self.hand_number, self.scores,
-            self.hand_results, self.outcome, self.deck, self.hands, self.stock, self.bids,
-            self.bid, self.bidder, self.trump, self.discarded, self.discarded_down,
-            self.picked, self.centre, self.fill, self.gone, self.queue, self.looker,
-            self.look_cards, self.look_log, self.leader, self.trick, self.trick_best,
-            self.tricks, self.jokers_played, self.taken, self.dead,
-        ) = self._stack.pop()  # fmt: skip
+    # --- undo and clones --------------------------------------------------------------
+    #
+    # The four that must name every field are written out from _FIELDS when the module
+    # loads (see _position_methods); a type checker sees their signatures here.
+
+    if TYPE_CHECKING:
+
+        def _snapshot(self) -> tuple: ...
+        def pop(self) -> None: ...
+        def copy(self) -> GameState: ...
+        def key(self) -> tuple: ...
+
+    else:
+        _snapshot, pop, copy, key = _position_methods()
 
     def _push_snapshot(self) -> None:
         self._stack.append(self._snapshot())
-
-    def _snapshot(self) -> tuple:
-        return (
-            self.phase, self.to_move, self.dealer, self.hand_number, self.scores,
-            self.hand_results, self.outcome, self.deck, self.hands.copy(), self.stock, self.bids,
-            self.bid, self.bidder, self.trump, self.discarded, self.discarded_down,
-            self.picked, self.centre, self.fill, self.gone, self.queue, self.looker,
-            self.look_cards, self.look_log, self.leader, self.trick, self.trick_best,
-            self.tricks, self.jokers_played, self.taken, self.dead,
-        )  # fmt: skip
-
-    def copy(self) -> GameState:
-        """A history-free clone: cheap, for simulation from this point."""
-        clone = GameState.__new__(GameState)
-        clone.options = self.options
-        clone._stack = []
-        (
-            clone.phase, clone.to_move, clone.dealer, clone.hand_number, clone.scores,
-            clone.hand_results, clone.outcome, clone.deck, clone.hands, clone.stock, clone.bids,
-            clone.bid, clone.bidder, clone.trump, clone.discarded, clone.discarded_down,
-            clone.picked, clone.centre, clone.fill, clone.gone, clone.queue, clone.looker,
-            clone.look_cards, clone.look_log, clone.leader, clone.trick, clone.trick_best,
-            clone.tricks, clone.jokers_played, clone.taken, clone.dead,
-        ) = self._snapshot()  # fmt: skip
-        return clone
-
-    def key(self) -> tuple:
-        """A hashable identity of the position (the options and everything but history)."""
-        snapshot = list(self._snapshot())
-        snapshot[8] = tuple(snapshot[8])
-        return (self.options, *snapshot)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GameState) and self.key() == other.key()

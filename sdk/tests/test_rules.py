@@ -26,7 +26,7 @@ from pitch_testkit import (
     skip_look,
 )
 
-from pitch_sdk import views
+from pitch_sdk import rules, views
 from pitch_sdk.actions import (
     PASS,
     Bid,
@@ -1251,6 +1251,91 @@ def test_decision_kind_follows_the_phase_and_is_none_before_the_deal() -> None:
     state = lead_passing_hand()
     assert state.phase is Phase.PLAY and state.decision() is Decision.PLAY
     assert GameState().decision() is None
+
+
+# --- the engine's bookkeeping ---------------------------------------------------------
+
+
+def states_at_every_stage() -> list[GameState]:
+    """A fresh game, then every decision kind, a scored hand, a finished and a forfeited
+    game."""
+    scored = lead_passing_hand()
+    play_out_hand(scored)
+    forfeited = dealt()
+    forfeited.forfeit(2)
+    return [
+        GameState(),
+        dealt(),
+        pickup_hand(),
+        look_hand(),
+        lead_passing_hand(),
+        scored,
+        team_zero_holds_every_trump("bid 13"),
+        forfeited,
+    ]
+
+
+def test_the_field_list_names_every_field_a_game_state_has() -> None:
+    """``rules._FIELDS`` must name every field but ``options`` and ``_stack``: pop, copy
+    and key are written out from it, so a field left out would be silently shared by
+    clones and never undone."""
+    slots = [name for cls in GameState.__mro__ for name in getattr(cls, "__slots__", ())]
+    assert sorted(slots) == sorted(["options", "_stack", *rules._FIELDS])
+    assert len(set(rules._FIELDS)) == len(rules._FIELDS)
+    assert rules._LIST_FIELDS.issubset(rules._FIELDS)
+    for state in states_at_every_stage():
+        assert not hasattr(state, "__dict__")  # no field can be added without a slot
+        assert [name for name in slots if not hasattr(state, name)] == []
+
+
+def test_clear_hand_resets_exactly_the_hand_fields() -> None:
+    state = lead_passing_hand()
+    game = [getattr(state, name) for name in rules._GAME_FIELDS]
+    state._clear_hand()
+    fresh = GameState()
+    assert [getattr(state, name) for name in rules._GAME_FIELDS] == game
+    for name in rules._HAND_FIELDS:
+        assert getattr(state, name) == getattr(fresh, name), name
+
+
+@pytest.mark.parametrize("name", rules._FIELDS)
+def test_copy_key_and_pop_each_cover_the_field(name: str) -> None:
+    state = look_hand()
+    changed = [9, 9, 9, 9] if name in rules._LIST_FIELDS else ("changed", name)
+    clone = state.copy()
+    assert clone == state and clone.key() == state.key()
+    setattr(clone, name, changed)
+    assert clone.key() != state.key()
+    assert getattr(clone.copy(), name) == changed
+    clone._push_snapshot()
+    setattr(clone, name, ("changed again", name))
+    clone.pop()
+    assert getattr(clone, name) == changed
+    assert getattr(state, name) != changed
+
+
+def test_only_the_list_fields_hold_a_mutable_value() -> None:
+    """Snapshots and clones share every other value with the state: each must be
+    immutable (hashable here), and the lists must be their own."""
+    for state in states_at_every_stage():
+        clone, snapshot = state.copy(), state._snapshot()
+        for index, name in enumerate(rules._FIELDS):
+            value = getattr(state, name)
+            if name in rules._LIST_FIELDS:
+                assert type(value) is list
+                assert getattr(clone, name) is not value and snapshot[index] is not value
+            else:
+                hash(value)  # raises for a list, a dict, a set or a mutable record
+
+
+def test_a_move_does_not_change_a_copy_or_the_snapshot_it_leaves() -> None:
+    state = look_hand()
+    clone = state.copy()
+    before = state.key()
+    state.push(state.legal_actions()[0])  # takes 3H: changes hands[1] in place
+    assert state.key() != before and clone.key() == before
+    state.pop()
+    assert state.key() == before and clone == state
 
 
 # --- the engine's modules -------------------------------------------------------------
