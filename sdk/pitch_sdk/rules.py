@@ -664,14 +664,14 @@ class GameState:
                 taken, self.dead, self.scores, made,
             ),
         )  # fmt: skip
-        self.outcome = self._game_outcome(bidding_team, made)
+        self.outcome = self._game_outcome(bidding_team)
         if self.outcome:
             self.phase, self.to_move = OVER, TERMINAL
         else:
             self.phase, self.to_move = DEAL, CHANCE
             self.dealer = left_of(self.dealer)
 
-    def _game_outcome(self, bidding_team: Team, made: bool) -> Outcome | None:
+    def _game_outcome(self, bidding_team: Team) -> Outcome | None:
         if self.bid == MAX_BID and self.taken[bidding_team] == MAX_BID:
             return Outcome(Termination.MOON, bidding_team)
         target = self.options.target

@@ -113,7 +113,7 @@ def test_points_taken_by_both_teams_and_dead_points_make_thirteen_in_every_hand(
 def test_points_are_the_tricks_points_plus_the_point_cards_still_held(
     seed: int, rules: RuleOptions, dealer: int
 ) -> None:
-    """Re-derived from RULES.md at the end of every hand: trick points to the winner's
+    """Re-derived from docs/rules.md at the end of every hand: trick points to the winner's
     team, the deuce to the team that played it, held point cards to the holder's team
     (only the team not out of trumps can still hold any)."""
     hands_seen = 0
@@ -152,7 +152,7 @@ def test_every_trick_is_won_by_the_highest_trump_played(
         ranks = []
         for seat, card in trick.plays:
             if card >= JOKER:
-                # RULES.md: the first joker played in the hand is High, the second Low;
+                # docs/rules.md: the first joker played in the hand is High, the second Low;
                 # both between the Jick (12) and the ten (9).
                 ranks.append((11 if jokers_before == 0 else 10, seat))
                 jokers_before += 1

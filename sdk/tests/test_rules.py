@@ -1,4 +1,4 @@
-"""One focused test per rule and per **Resolution** of RULES.md, on hand-built deals.
+"""One focused test per rule and per **Resolution** of docs/rules.md, on hand-built deals.
 
 Most tests build an exact deal with ``pitch_testkit.new_hand`` (hands per seat, stock
 order) and then drive the hand with actions in their text form. Hearts are trumps
@@ -60,11 +60,11 @@ from pitch_sdk.views import LookEvent
 # --- scenarios ------------------------------------------------------------------------
 #
 # Each scenario is a complete, hand-checked deal. The comments give the outcome that the
-# tests below pin; the numbers come from RULES.md, not from running the engine.
+# tests below pin; the numbers come from docs/rules.md, not from running the engine.
 
 
 def trump_chain(suit: str) -> list[str]:
-    """The 17 trumps of ``suit``, highest first, as RULES.md lists them."""
+    """The 17 trumps of ``suit``, highest first, as docs/rules.md lists them."""
     off = {"H": "D", "D": "H", "S": "C", "C": "S"}[suit]
     high = [f"{rank}{suit}" for rank in "AKQJ"] + [f"J{off}", "JK", "JK"]
     return high + [f"{rank}{suit}" for rank in "T9876543"] + [f"3{off}", f"2{suit}"]
