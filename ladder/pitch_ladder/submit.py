@@ -3,7 +3,9 @@
 A version is identified by its content, not by the version string in its manifest, so
 resubmitting an unchanged folder is recognised whatever it claims. Before a version is
 stored, its copy must start and finish a short game against the random bot through the
-real referee; otherwise the submission is refused with the fault and the bot's stderr.
+real referee, and then pass the conformance check (``pitch_referee.conformance``, what
+``pitch check`` runs): a legal answer in time to every kind of decision, the rare ones
+included; otherwise the submission is refused with what went wrong and the bot's stderr.
 
 A bot folder may hold no symbolic link, wherever it points: a link out of the folder
 would copy (and hash) someone else's file, a dangling one nothing, and the ladder's copy
@@ -22,9 +24,11 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+from pitch_referee.conformance import ConformanceReport, check_bot
 from pitch_referee.errors import ManifestError
 from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
+from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import load_record, record_result
 
@@ -37,6 +41,8 @@ SMOKE_SETTINGS = MatchSettings(
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 STDERR_LINES = 20
 """How much of a refused bot's stderr the refusal shows."""
+FAILURES_SHOWN = 5
+"""How many of a refused bot's conformance failures the refusal lists."""
 
 _RANDOM_BOT = {
     MANIFEST: 'name = "random"\nversion = "1.0"\ncommand = ["python", "bot.py"]\n',
@@ -134,7 +140,50 @@ def _manifest_text(manifest: BotManifest, name: str) -> str:
 
 
 def smoke_test(bot: BotManifest, work: Path) -> None:
-    """Play the smoke test in ``work`` (a new folder); return if the bot finished it.
+    """Test the bot in ``work`` (a new folder): a one-hand game against the random bot,
+    then the conformance check; return if it passed both.
+
+    Raises:
+        LadderError: the bot faulted, the game did not finish, or the bot failed the
+            conformance check; the message says where and gives the tail of its stderr.
+    """
+    _smoke_game(bot, work)
+    _conformance(bot, work)
+
+
+def _conformance(bot: BotManifest, work: Path) -> None:
+    """The conformance check, in the sandbox where the machine has one (as the ladder's
+    matches are); its log stays in ``work``.
+
+    Raises:
+        LadderError: the bot failed it.
+    """
+    sandbox = SandboxLimits() if unavailable_reason() is None else None
+    report = check_bot(bot, sandbox=sandbox, log_path=work / "conformance.log")
+    if not report.ok:
+        raise LadderError(conformance_refusal(report))
+
+
+def conformance_refusal(report: ConformanceReport) -> str:
+    """Why a bot that failed the conformance check is refused: its failures, each naming
+    the position and the kind of decision, and the last lines of its stderr."""
+    failures = report.failures
+    first = str(failures[0]) if failures else report.stopped or "it did not finish"
+    lines = [f"refused: {report.bot} failed the conformance check: {first}"]
+    lines += [f"  also: {failure}" for failure in failures[1:FAILURES_SHOWN]]
+    if len(failures) > FAILURES_SHOWN:
+        lines.append(f"  and {len(failures) - FAILURES_SHOWN} more")
+    if report.stopped and failures:
+        lines.append(f"  {report.stopped}")
+    tail = next((failure.log_tail for failure in failures if failure.log_tail), ())
+    if tail:
+        lines.append("; the end of its stderr:")
+        lines += [f"  | {line}" for line in tail]
+    return "\n".join(lines)
+
+
+def _smoke_game(bot: BotManifest, work: Path) -> None:
+    """Play the smoke game in ``work``; return if the bot finished it.
 
     Raises:
         LadderError: the bot faulted or the game did not finish; the message gives the
