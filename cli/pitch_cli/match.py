@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -87,10 +88,21 @@ def match(
     max_processes: Annotated[
         int, typer.Option(help="Processes and threads per sandboxed bot.")
     ] = SandboxLimits.processes,
+    keep_going: Annotated[
+        bool,
+        typer.Option(
+            "--keep-going",
+            help="Play on when a bot cannot play at all (by default the match stops, "
+            "exit 1, once every game of the first pair ended in its start or crash fault).",
+        ),
+    ] = False,
 ) -> None:
     """Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT."""
+    stop = not keep_going
     if resume is not None:
-        summary = _playing(resume, lambda progress: resume_match(resume, progress))
+        summary = _playing(
+            resume, lambda progress: resume_match(resume, progress, stop_if_unplayable=stop)
+        )
         _print_result(summary)
         return
     if bot_a is None or bot_b is None:
@@ -116,7 +128,9 @@ def match(
         raise PitchError(f"{root} already holds a match: resume it with --resume {root}")
     console.print(f"match {a.name} vs {b.name} -> {root}")
     console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
-    summary = _playing(root, lambda progress: run_match(a, b, settings, root, progress))
+    summary = _playing(
+        root, lambda progress: run_match(a, b, settings, root, progress, stop_if_unplayable=stop)
+    )
     _print_result(summary)
 
 
@@ -239,3 +253,61 @@ def _print_result(summary: MatchSummary) -> None:
     console.print(
         f"  records and logs: {root}  (replay one: pitch replay {root}/games/<game>.json)"
     )
+    for side in "ab":
+        _print_faults(summary, side)
+    if summary.cannot_play:
+        names = " and ".join(summary.bot(side).name for side in summary.cannot_play)
+        raise PitchError(
+            f"{names} cannot play: every game so far ended in a start or crash fault "
+            f"(see above); fix it and start again, or --keep-going to play the match anyway "
+            f"(pitch match --resume {root} --keep-going)"
+        )
+
+
+LOG_LINES = 6
+"""How much of a bot's log to show with its faults: the end of a traceback."""
+
+
+def _print_faults(summary: MatchSummary, side: str) -> None:
+    """A bot's faults by kind: how many, the first one's detail and the end of its log."""
+    tallies = summary.faults_of(side)
+    if not tallies:
+        return
+    bot = summary.bot(side)
+    counts = ", ".join(f"{tally.kind} x{tally.count}" for tally in tallies)
+    console.print(f"  faults of {bot.name} ({side.upper()}): {counts}", highlight=False)
+    for tally in tallies:
+        console.print(
+            f"    {tally.kind}, first in {tally.first_game}: {tally.first_detail}",
+            markup=False,
+            highlight=False,
+        )
+        if tally.log is None:
+            continue
+        lines = _log_tail(Path(tally.log), LOG_LINES)
+        if not lines:
+            console.print(f"      (its log is empty: {tally.log})", markup=False, highlight=False)
+            continue
+        console.print(f"      the end of its log, {tally.log}:", markup=False, highlight=False)
+        for line in lines:
+            console.print(f"      | {line}", markup=False, highlight=False)
+
+
+def _log_tail(path: Path, count: int) -> list[str]:
+    """The end of a bot's log: ``count`` lines ending at its last exception line (say,
+    ``ZeroDivisionError: ...``), or its last ``count`` lines if it has none."""
+    try:
+        with path.open("rb") as log:
+            log.seek(0, 2)
+            log.seek(max(0, log.tell() - 65536))
+            text = log.read().decode(errors="replace")
+    except OSError:
+        return []
+    lines = [line for line in text.splitlines() if line.strip()]
+    ends = [n for n, line in enumerate(lines) if _EXCEPTION.match(line)]
+    end = ends[-1] + 1 if ends else len(lines)
+    return lines[max(0, end - count) : end]
+
+
+_EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b(:|$)")
+"""The last line of a Python traceback: the exception and its message."""

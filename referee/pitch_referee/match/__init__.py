@@ -25,6 +25,7 @@ from .running import ProgressCallback, resume_match, run_match
 from .schedule import GameSpec, schedule
 from .settings import Entrant, MatchError, MatchSettings, NoSandboxError, SettingError
 from .summary import (
+    FaultTally,
     GameEntry,
     GameOutcome,
     MatchProgress,
@@ -39,6 +40,7 @@ __all__ = [
     "MATCH_FORMAT",
     "MATCH_VERSION",
     "Entrant",
+    "FaultTally",
     "GameEntry",
     "GameOutcome",
     "GameSpec",

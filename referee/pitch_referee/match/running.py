@@ -15,6 +15,7 @@ from .summary import (
     MatchProgress,
     MatchStatus,
     MatchSummary,
+    cannot_play,
     progress_of,
     summarize,
     summary_of,
@@ -30,10 +31,15 @@ def run_match(
     root: Path,
     progress: ProgressCallback | None = None,
     announce: Callable[[str], None] = print,
+    *,
+    stop_if_unplayable: bool = False,
 ) -> MatchSummary:
     """Play a new match into ``root`` (which must not hold one) and return its summary.
 
-    Settings without a seed get a fresh one, written into ``match.json``.
+    Settings without a seed get a fresh one, written into ``match.json``. With
+    ``stop_if_unplayable``, the match stops (``MatchStatus.CANNOT_PLAY``) as soon as
+    its games show that a bot cannot play at all (``summary.cannot_play``) instead of
+    playing every remaining game as a forfeit.
 
     Raises:
         MatchError: ``root`` already holds a match, or the match cannot go on (a
@@ -46,19 +52,30 @@ def run_match(
     if a.by_hand or b.by_hand:
         settings = replace(settings, concurrency=1)  # bots by hand join one referee
     folder.write_header(a, b, settings)
-    return _play_remaining(root, progress, announce)
+    return _play_remaining(root, progress, announce, stop_if_unplayable)
 
 
 def resume_match(
-    root: Path, progress: ProgressCallback | None = None, announce: Callable[[str], None] = print
+    root: Path,
+    progress: ProgressCallback | None = None,
+    announce: Callable[[str], None] = print,
+    *,
+    stop_if_unplayable: bool = False,
 ) -> MatchSummary:
-    """Finish an interrupted match: play only the games that have no record yet."""
+    """Finish an interrupted match: play only the games that have no record yet.
+
+    ``stop_if_unplayable`` as for ``run_match``, judged on the games this call plays
+    (a bot fixed since the games it lost still gets its chance).
+    """
     MatchFolder(root).read_header()
-    return _play_remaining(root, progress, announce)
+    return _play_remaining(root, progress, announce, stop_if_unplayable)
 
 
 def _play_remaining(
-    root: Path, progress: ProgressCallback | None, announce: Callable[[str], None]
+    root: Path,
+    progress: ProgressCallback | None,
+    announce: Callable[[str], None],
+    stop_if_unplayable: bool,
 ) -> MatchSummary:
     loaded = LoadedMatch.load(root)
     settings, specs = loaded.settings, loaded.specs
@@ -74,13 +91,17 @@ def _play_remaining(
     for spec in todo:
         pairs.setdefault(spec.pair, []).append(spec)
     job = Job(loaded.a, loaded.b, settings, root, settings.sandboxed(announce))
-    stopped = False
+    status, unplayable, played = MatchStatus.FINISHED, (), []
     for outcome in run_workers(job, list(pairs.values()), announce):
         outcomes.append(outcome)
+        played.append(outcome)
         state = progress_of(outcomes, settings, len(specs))
         if progress:
             progress(state)
         if state.sprt and state.sprt.decision:
-            stopped = True
+            status = MatchStatus.STOPPED_BY_SPRT
             break
-    return summarize(root, MatchStatus.STOPPED_BY_SPRT if stopped else MatchStatus.FINISHED)
+        if stop_if_unplayable and (unplayable := cannot_play(played)):
+            status = MatchStatus.CANNOT_PLAY
+            break
+    return summarize(root, status, unplayable)

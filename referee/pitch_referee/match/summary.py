@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pitch_sdk.record import RecordError, record_result
+from pitch_sdk.faults import FaultKind
+from pitch_sdk.record import RecordError, RecordFault, record_result
 
 from ..stats import Pentanomial, SprtResult, Trinomial, sprt
 from .folder import MatchFolder
@@ -26,6 +27,18 @@ class MatchStatus(enum.StrEnum):
     RUNNING = "running"
     FINISHED = "finished"
     STOPPED_BY_SPRT = "stopped by SPRT"
+    CANNOT_PLAY = "stopped: a bot cannot play"
+    """Every game this run played so far ended in a start or crash fault of one bot."""
+
+
+UNPLAYABLE = frozenset(
+    {FaultKind.START_FAILED, FaultKind.NO_HELLO, FaultKind.CRASHED, FaultKind.DISCONNECTED}
+)
+"""Faults that say a bot never got to play, or died playing."""
+
+CANNOT_PLAY_AFTER = 2
+"""Games (a duplicate pair) after which a bot whose every game ended in an ``UNPLAYABLE``
+fault is taken to be unable to play at all."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,22 @@ class GameOutcome:
     a_cpu_ms: float | None = None
     """CPU used by bot A's two processes in this game, where the sandbox measured it."""
     b_cpu_ms: float | None = None
+    a_faults: tuple[RecordFault, ...] = ()
+    b_faults: tuple[RecordFault, ...] = ()
+    a_asked: bool = True
+    """Whether bot A made a decision of its own in this game (one not forced)."""
+    b_asked: bool = True
+
+    def faults_of(self, side: str) -> tuple[RecordFault, ...]:
+        return self.a_faults if side == "a" else self.b_faults
+
+    def failed(self, side: str) -> bool:
+        """Whether ``side`` ended this game with a start or crash fault."""
+        return any(fault.kind in UNPLAYABLE for fault in self.faults_of(side))
+
+    def played(self, side: str) -> bool:
+        """Whether ``side`` made decisions in this game and ended it without failing."""
+        return (self.a_asked if side == "a" else self.b_asked) and not self.failed(side)
 
     @classmethod
     def from_record(cls, spec: GameSpec, record: dict[str, Any]) -> GameOutcome:
@@ -61,7 +90,37 @@ class GameOutcome:
             len(result.faults),
             result.team_cpu_ms(a),
             result.team_cpu_ms(b),
+            result.faults_of(a),
+            result.faults_of(b),
+            _asked(record, a),
+            _asked(record, b),
         )
+
+
+def _asked(record: dict[str, Any], team: int) -> bool:
+    """Whether a seat of ``team`` made an unforced decision in ``record``."""
+    return any(
+        not decision.get("forced", True) and decision.get("seat", -1) % 2 == team
+        for hand in record.get("hands", [])
+        for decision in hand.get("decisions", [])
+    )
+
+
+def cannot_play(outcomes: Iterable[GameOutcome]) -> tuple[str, ...]:
+    """The sides (``a``, ``b``) that cannot play at all, judging by ``outcomes``.
+
+    After ``CANNOT_PLAY_AFTER`` games, a side cannot play if it failed (a start or crash
+    fault) in at least one and played properly in none. A game that ended before the
+    side was asked anything (its opponent's fault) says nothing about it.
+    """
+    outcomes = list(outcomes)
+    if len(outcomes) < CANNOT_PLAY_AFTER:
+        return ()
+    return tuple(
+        side
+        for side in "ab"
+        if any(o.failed(side) for o in outcomes) and not any(o.played(side) for o in outcomes)
+    )
 
 
 @dataclass(frozen=True)
@@ -147,6 +206,36 @@ class MatchStats:
 
 
 @dataclass(frozen=True)
+class FaultTally:
+    """One bot's faults of one kind over the match, with the first one's detail."""
+
+    kind: str
+    """A ``FaultKind`` value."""
+    count: int
+    first_game: str
+    first_detail: str
+    log: str | None
+    """The bot's log file at its first fault of this kind, where it had one."""
+
+
+def fault_tallies(outcomes: Iterable[GameOutcome], side: str) -> tuple[FaultTally, ...]:
+    """``side``'s faults by kind, in the order of their first game (schedule order)."""
+    tallies: dict[str, FaultTally] = {}
+    for outcome in sorted(outcomes, key=lambda o: o.spec.game_id):
+        for fault in outcome.faults_of(side):
+            known = tallies.get(fault.kind)
+            if known is None:
+                tallies[fault.kind] = FaultTally(
+                    fault.kind, 1, outcome.spec.game_id, fault.detail, fault.log
+                )
+            else:
+                tallies[fault.kind] = FaultTally(
+                    known.kind, known.count + 1, known.first_game, known.first_detail, known.log
+                )
+    return tuple(tallies.values())
+
+
+@dataclass(frozen=True)
 class GameEntry:
     """One finished game, as the summary lists it."""
 
@@ -181,6 +270,17 @@ class MatchSummary:
     cpu: CpuUse | None
     stats: MatchStats
     games: tuple[GameEntry, ...]
+    a_faults: tuple[FaultTally, ...] = ()
+    """Bot A's faults by kind."""
+    b_faults: tuple[FaultTally, ...] = ()
+    cannot_play: tuple[str, ...] = ()
+    """The sides (``a``, ``b``) that the match stopped for (``MatchStatus.CANNOT_PLAY``)."""
+
+    def bot(self, side: str) -> Entrant:
+        return self.a if side == "a" else self.b
+
+    def faults_of(self, side: str) -> tuple[FaultTally, ...]:
+        return self.a_faults if side == "a" else self.b_faults
 
     def record_path(self, game: GameEntry) -> Path:
         return self.folder / game.record
@@ -200,8 +300,12 @@ class MatchSummary:
                 "b": {"wins": self.losses, "losses": self.wins, "draws": self.draws},
                 "points": {"a": self.points[0], "b": self.points[1]},
                 "faults": self.faults,
+                "faults_by_kind": {
+                    side: [asdict(tally) for tally in self.faults_of(side)] for side in "ab"
+                },
                 "cpu_s": {"a": cpu.a_s, "b": cpu.b_s, "games": cpu.games} if cpu else None,
             },
+            "cannot_play": list(self.cannot_play),
             "stats": {
                 "model": stats.model,
                 "counts": list(stats.counts),
@@ -225,12 +329,14 @@ class MatchSummary:
         return _finite(data)
 
 
-def summarize(root: Path, status: MatchStatus) -> MatchSummary:
+def summarize(root: Path, status: MatchStatus, cannot_play: tuple[str, ...] = ()) -> MatchSummary:
     """The match summary, recomputed from the records in the folder, and saved."""
-    return summary_of(LoadedMatch.load(root), status)
+    return summary_of(LoadedMatch.load(root), status, cannot_play)
 
 
-def summary_of(loaded: LoadedMatch, status: MatchStatus) -> MatchSummary:
+def summary_of(
+    loaded: LoadedMatch, status: MatchStatus, cannot_play: tuple[str, ...] = ()
+) -> MatchSummary:
     """The summary of ``loaded``, saved as its folder's ``summary.json``."""
     folder, settings = loaded.folder, loaded.settings
     outcomes = list(loaded.outcomes.values())
@@ -276,6 +382,9 @@ def summary_of(loaded: LoadedMatch, status: MatchStatus) -> MatchSummary:
             sprt=progress.sprt,
         ),
         games=tuple(games),
+        a_faults=fault_tallies(outcomes, "a"),
+        b_faults=fault_tallies(outcomes, "b"),
+        cannot_play=cannot_play,
     )
     folder.write_summary(summary.to_json())
     return summary
