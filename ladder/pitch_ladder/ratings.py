@@ -7,9 +7,14 @@ A game is ``(a, b, score_a)``: bot A's team against bot B's team (each partnersh
 two copies of one bot), with A's score 1 for a win, 0.5 for a draw and 0 for a loss.
 
 Two ratings are offered because they answer different questions. Sequential Elo is cheap,
-moves after every game and rewards recent form, but depends on the order of the games.
-The Bradley-Terry fit uses every game at once, ignores order, and comes with a 95%
-interval per bot, so it is the one to rank by once a bot has played enough.
+moves after every game and rewards recent form, but depends on the order of the games:
+two bots with the same results can end up far apart. The Bradley-Terry fit uses every
+game at once, ignores order, and comes with a 95% interval per bot, so it is the one to
+rank by.
+
+A rating compares bots only through the games that connect them. Bots whose results do
+not connect (``connected_groups``: groups that never met, directly or through other bots)
+have no common scale, so ``bradley_terry_by_group`` fits each group on its own.
 """
 
 from __future__ import annotations
@@ -34,8 +39,9 @@ PRIOR_DRAWS = 1.0
 """Virtual draws each bot has against a reference player rated ``INITIAL_RATING``.
 
 Without them a bot that won (or lost) every game has an infinite maximum-likelihood
-rating, and bots in separate groups that never met have no common scale. One draw against
-the average bot keeps every rating finite and pulls bots with few games toward the mean.
+rating. One draw against the average bot keeps every rating finite and pulls bots with few
+games toward the mean. It does not make groups of bots that never met comparable: it would
+put them on one scale by the prior alone (see ``connected_groups``).
 """
 
 _BETA = math.log(10.0) / 400.0
@@ -253,6 +259,10 @@ def bradley_terry(
     ``rating ± Z_95 * sqrt(variance)`` from the inverse observed information. The result
     does not depend on the order of ``games``.
 
+    Bots in different ``connected_groups`` get numbers on one scale only through the prior
+    and the common mean, which says nothing about how they compare: use
+    ``bradley_terry_by_group`` to rate them.
+
     Raises:
         ValueError: a malformed game (see ``update_elo``).
         RuntimeError: no convergence within ``max_iterations`` Newton steps.
@@ -278,3 +288,59 @@ def _ratings(table: _Table, theta: list[float]) -> dict[str, Rating]:
         games = round(sum(table.played[i]))
         ratings[bot] = Rating(rating, rating - half_width, rating + half_width, games)
     return ratings
+
+
+def connected_groups(games: Iterable[Game]) -> list[list[str]]:
+    """The bots of ``games`` split into groups that their results connect.
+
+    Two bots are in one group when they played each other, or when a chain of bots that
+    played each other leads from one to the other, whatever the results: a pairing where
+    one side won every game connects the two like any other (the prior draws keep the
+    fit finite). No game relates bots of different groups, so their ratings are not
+    comparable.
+
+    Returns the groups largest first (equal sizes in the order of their first names), the
+    bots of each sorted by name.
+
+    Raises:
+        ValueError: a malformed game (see ``update_elo``).
+    """
+    parent: dict[str, str] = {}
+
+    def root(bot: str) -> str:
+        while parent[bot] != bot:
+            parent[bot] = parent[parent[bot]]
+            bot = parent[bot]
+        return bot
+
+    for a, b, score_a in games:
+        _check_game(a, b, score_a)
+        parent.setdefault(a, a)
+        parent.setdefault(b, b)
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for bot in sorted(parent):
+        groups.setdefault(root(bot), []).append(bot)
+    return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
+
+
+def bradley_terry_by_group(games: Iterable[Game]) -> dict[str, Rating]:
+    """``bradley_terry`` fitted separately within each of ``connected_groups(games)``.
+
+    Each group's ratings come from its own games only and average ``INITIAL_RATING``:
+    compare them only within a group. When the games connect every bot (one group), this
+    is exactly ``bradley_terry(games)``.
+
+    Raises:
+        ValueError: a malformed game (see ``update_elo``).
+        RuntimeError: a group's fit did not converge.
+    """
+    listed = list(games)
+    group_of = {bot: i for i, group in enumerate(connected_groups(listed)) for bot in group}
+    by_group: dict[int, list[Game]] = {}
+    for game in listed:
+        by_group.setdefault(group_of[game[0]], []).append(game)
+    fits: dict[str, Rating] = {}
+    for group_games in by_group.values():
+        fits.update(bradley_terry(group_games))
+    return dict(sorted(fits.items()))

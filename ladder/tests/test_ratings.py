@@ -12,6 +12,8 @@ from pitch_ladder.ratings import (
     K_FACTOR,
     PRIOR_DRAWS,
     bradley_terry,
+    bradley_terry_by_group,
+    connected_groups,
     elo_from_games,
     expected_score,
     update_elo,
@@ -184,6 +186,76 @@ def test_fit_ignores_game_order() -> None:
 
 def test_no_games_no_ratings() -> None:
     assert bradley_terry([]) == {}
+    assert bradley_terry_by_group([]) == {}
+    assert connected_groups([]) == []
+
+
+def test_identical_bots_get_the_same_fit_whatever_the_order_of_their_games() -> None:
+    # X and Y have the same results against C and D and split their own games: whatever
+    # the order, the fit cannot tell them apart, while the sequential Elo can.
+    games = [
+        ("X", "C", 1.0),
+        ("X", "D", 1.0),
+        ("X", "D", 0.0),
+        ("C", "Y", 0.0),
+        ("D", "Y", 0.0),
+        ("Y", "D", 0.0),
+        ("X", "Y", 1.0),
+        ("Y", "X", 1.0),
+        ("C", "D", 0.5),
+    ]
+    orders = [games, games[::-1], games[3:] + games[:3], sorted(games)]
+    for order in orders:
+        fit = bradley_terry_by_group(order)
+        assert fit["X"].rating == pytest.approx(fit["Y"].rating, abs=1e-9)
+        assert fit["X"].upper == pytest.approx(fit["Y"].upper, abs=1e-9)
+        assert fit["X"].rating == pytest.approx(bradley_terry(games)["X"].rating, abs=1e-9)
+    elo = [elo_from_games(order) for order in orders]
+    assert all(ratings["X"] != pytest.approx(ratings["Y"], abs=0.1) for ratings in elo)
+    assert len({ratings["X"] > ratings["Y"] for ratings in elo}) == 2  # either twin ahead
+
+
+# --- groups of bots whose results connect ----------------------------------------------------
+
+
+def test_connected_groups_split_bots_that_never_met_directly_or_through_others() -> None:
+    games = [
+        ("B", "A", 1.0),
+        ("C", "B", 0.5),  # A and C never met: B connects them
+        ("E", "D", 1.0),
+        ("F", "G", 0.0),
+        ("G", "H", 1.0),
+    ]
+    # Largest first: F, G and H (three bots) before D and E.
+    assert connected_groups(games) == [["A", "B", "C"], ["F", "G", "H"], ["D", "E"]]
+    assert connected_groups(reversed(games)) == connected_groups(games)
+    # Equal sizes: in the order of their first names.
+    assert connected_groups([("Y", "Z", 1.0), ("B", "A", 0.0)]) == [["A", "B"], ["Y", "Z"]]
+    with pytest.raises(ValueError, match="two different bots"):
+        connected_groups([("A", "A", 1.0)])
+
+
+def test_a_pairing_won_every_time_still_connects_and_the_fit_stays_finite() -> None:
+    # A always beats B, B always beats C: one group, and the prior keeps every rating finite.
+    games = [("A", "B", 1.0)] * 10 + [("C", "B", 0.0)] * 10
+    assert connected_groups(games) == [["A", "B", "C"]]
+    fit = bradley_terry_by_group(games)
+    assert all(math.isfinite(v) for r in fit.values() for v in (r.rating, r.lower, r.upper))
+    assert fit["A"].rating > fit["B"].rating > fit["C"].rating
+    assert fit == bradley_terry(games)  # one group: the same fit as over all games
+
+
+def test_each_group_is_fitted_on_its_own_games_around_the_common_mean() -> None:
+    # Without groups, one fit would put D and E on the scale of A, B and C through the prior
+    # alone. By group, each group's ratings come from its own games and average 1500.
+    first = [("A", "B", 1.0), ("A", "B", 1.0), ("B", "C", 0.5), ("C", "A", 0.0)]
+    second = [("D", "E", 1.0), ("E", "D", 0.5)]
+    fit = bradley_terry_by_group(first + second)
+    assert fit == {**bradley_terry(first), **bradley_terry(second)}
+    assert list(fit) == ["A", "B", "C", "D", "E"]
+    for group in ("ABC", "DE"):
+        mean = sum(fit[bot].rating for bot in group) / len(group)
+        assert mean == pytest.approx(INITIAL_RATING, abs=1e-6)
 
 
 def test_iteration_cap_is_reported() -> None:
