@@ -25,7 +25,10 @@ DEMO_BOTS = (
     ("greedy", "greedy-2"),
     ("random", "random-2"),
 )
-"""(sample bot folder, ladder name): the twins show how much luck is left in the ratings."""
+"""(sample bot folder, ladder name): the twins show how much luck is left in the ratings.
+
+Twins with the same results share a rank and a fitted rating; their sequential Elo can
+still differ, by the order of their games alone."""
 DEMO_RULES = {"hand_cap": 30}
 """Two random bots can take a hundred hands to reach 55; the cap keeps the demo short."""
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -36,7 +36,7 @@ TABLE_WIDTH = 120
 
 app = typer.Typer(
     name="ladder",
-    help="A ladder: submitted bots play round-robin matches; Elo standings.",
+    help="A ladder: submitted bots play round-robin matches; rated standings.",
     no_args_is_help=True,
 )
 
@@ -289,42 +289,70 @@ def standings(
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
 ) -> None:
-    """Rank the bots' latest versions by Elo, with a 95% maximum-likelihood interval."""
+    """Rank the bots' latest versions by a maximum-likelihood rating (95% interval) and Elo.
+
+    Bots whose results do not connect (groups that never played each other, directly or
+    through other bots) are not comparable: each group is ranked on its own.
+    """
     with open_ladder(ladder, db) as opened:
         lines = opened.standings(all_bots)
     output_console(TABLE_WIDTH).print(standings_table(lines))
 
 
-def standings_table(lines: list[Standing]) -> Table:
+def standings_table(lines: list[Standing]) -> RenderableType:
+    """The standings as ``Ladder.standings`` ranks them: group by group when there are several.
+
+    With more than one group, a note above the table says that ratings are not comparable
+    between groups, and a ``group`` column and a rule separate them.
+    """
     from pitch_ladder.standings import GAME_ORDER
 
+    groups = sorted({line.group for line in lines if line.group is not None})
+    split = len(groups) > 1
     table = Table(
         box=box.SIMPLE_HEAD,
         caption=(
+            "ML: Bradley-Terry fit of all games at once (their order does not matter), with "
+            "its 95% interval; the ranking (equal ratings share a rank, listed by name). "
             f"Elo: sequential, from {INITIAL_RATING:.0f}, K={K_FACTOR:.0f}, games in order "
-            f"({GAME_ORDER}). ML: Bradley-Terry fit of all games, 95% interval."
+            f"({GAME_ORDER})."
         ),
     )
-    for heading in ("#", "bot", "version", "Elo", "ML (95%)", "games", "W-L-D", "score"):
+    headings = ("#", "bot", "version", "ML (95%)", "Elo", "games", "W-L-D", "score")
+    for heading in ("group", *headings) if split else headings:
         table.add_column(heading, justify="left" if heading in ("bot", "version") else "right")
+    previous = lines[0].group if lines else None
     for line in lines:
+        if line.group != previous:
+            table.add_section()
+            previous = line.group
         fit = (
-            f"{line.fit.rating:.0f} [{line.fit.lower:.0f}, {line.fit.upper:.0f}]"
+            f"{line.fit.rating:.1f} [{line.fit.lower:.0f}, {line.fit.upper:.0f}]"
             if line.fit
             else "-"
         )
         score = f"{line.score * 100:.1f}%" if line.score is not None else "-"
-        table.add_row(
-            str(line.rank),
+        cells = [
+            "-" if line.rank is None else str(line.rank),
             line.bot,
             line.version,
-            f"{line.elo:.1f}",
             fit,
+            f"{line.elo:.1f}",
             str(line.games),
             f"{line.wins}-{line.losses}-{line.draws}",
             score,
-        )
-    return table
+        ]
+        if split:
+            cells.insert(0, "-" if line.group is None else str(line.group))
+        table.add_row(*cells)
+    if not split:
+        return table
+    note = (
+        f"These bots form {len(groups)} groups that never played each other, directly or "
+        "through other bots: ratings are not comparable between groups, so each group is "
+        "ranked on its own (group 1 has the most bots)."
+    )
+    return Group(note, table)
 
 
 @app.command()

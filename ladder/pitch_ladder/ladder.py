@@ -409,7 +409,9 @@ class Ladder:
     # --- results ----------------------------------------------------------------------
 
     def standings(self, include_retired: bool = False) -> list[Standing]:
-        """The latest version of each active bot (all bots if asked), ranked by Elo.
+        """The latest version of each active bot (all bots if asked), ranked by the fit.
+
+        Ranked within each group of bots whose results connect: see ``standings.standings``.
 
         Raises:
             LadderError: the ladder has no bots.

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
+from ladder_testkit import cli
 from sqlmodel import Session, select
 
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion, Game, Match, RatingHistory, now
-from pitch_ladder.ratings import bradley_terry, elo_from_games
+from pitch_ladder.ratings import INITIAL_RATING, bradley_terry, elo_from_games
 from pitch_ladder.runner import schedule_rounds
 from pitch_ladder.schedule import match_folder, match_seed, round_robin
 from pitch_ladder.standings import rerate
@@ -63,7 +65,9 @@ def _match(session: Session, round_number: int, a: int, b: int) -> int:
     return match.id
 
 
-def _store(session: Session, match_id: int, game_id: str, a_score: float) -> None:
+def _store(
+    session: Session, match_id: int, game_id: str, a_score: float, points: tuple[int, int] = (0, 0)
+) -> None:
     game = Game.model_validate(
         {
             "match_id": match_id,
@@ -71,8 +75,8 @@ def _store(session: Session, match_id: int, game_id: str, a_score: float) -> Non
             "a_team": 0,
             "a_score": a_score,
             "b_score": 1 - a_score,
-            "a_points": 0,
-            "b_points": 0,
+            "a_points": points[0],
+            "b_points": points[1],
             "faults": 0,
             "termination": "target",
             "record_path": "x.json",
@@ -137,7 +141,7 @@ def test_elo_and_fit_of_a_win_each_way_match_the_hand_computation(
     # beta 1492 + 16 * 0.5230096 = 1500.368153, alpha 1508 - 8.368153 = 1499.631847.
     assert lines["beta"].elo == pytest.approx(1500.368153, abs=1e-6)
     assert lines["alpha"].elo == pytest.approx(1499.631847, abs=1e-6)
-    assert [lines["beta"].rank, lines["alpha"].rank] == [1, 2]
+    assert [lines["beta"].rank, lines["alpha"].rank] == [1, 1]  # ranked by the fit: equals
     # Fit: 1-1 is symmetric, so both are at 1500. Each has 2 games plus one virtual draw,
     # all at p = 0.5: information 2.5 * BETA^2 for one free rating under the mean pin.
     half_width = Z_95 / (BETA * math.sqrt(2.5))
@@ -180,3 +184,131 @@ def test_games_stored_out_of_order_give_the_ratings_of_the_fixed_order(
     with Session(ladder.engine) as session:
         assert len(session.exec(select(RatingHistory)).all()) == 2 * len(expected_games)
     ladder.close()
+
+
+TWINS = {  # (A, B) -> A's scores in games a and b: zeta and alpha have the same results
+    ("zeta", "carol"): (1.0, 1.0),
+    ("zeta", "dave"): (1.0, 0.0),
+    ("alpha", "carol"): (1.0, 1.0),
+    ("alpha", "dave"): (1.0, 0.0),
+    ("zeta", "alpha"): (1.0, 0.0),
+    ("carol", "dave"): (0.0, 1.0),
+}
+
+
+def _twins_ladder(db_url: str, tmp_path: Path, zeta_first: bool) -> Ladder:
+    """The twins' matches in an order where one twin's (Elo) luck comes first."""
+    ladder, v = _ladder_with(db_url, tmp_path, ["zeta", "alpha", "carol", "dave"])
+    order = list(TWINS) if zeta_first else [*list(TWINS)[2:4], *list(TWINS)[:2], *list(TWINS)[4:]]
+    with Session(ladder.engine) as session:
+        for a, b in order:
+            match = _match(session, 1, v[a], v[b])
+            for side, score in zip("ab", TWINS[a, b], strict=True):
+                _store(session, match, f"pair-00000-{side}", score)
+    return ladder
+
+
+@pytest.mark.parametrize("zeta_first", [True, False], ids=["zeta-first", "alpha-first"])
+def test_two_identical_bots_with_identical_results_rank_as_equals_whatever_the_game_order(
+    db_url: str, tmp_path: Path, zeta_first: bool
+) -> None:
+    ladder = _twins_ladder(db_url, tmp_path, zeta_first)
+    lines = ladder.standings()
+    ladder.close()
+    games = [(a, b, score) for (a, b), scores in TWINS.items() for score in scores]
+    fit = bradley_terry(games)  # the order of the games does not enter
+    assert [(line.rank, line.bot) for line in lines] == [
+        (1, "alpha"),  # a tie is listed by name, whichever twin was submitted first
+        (1, "zeta"),
+        (3, "dave"),
+        (4, "carol"),
+    ]
+    twins = {line.bot: line for line in lines if line.bot in ("alpha", "zeta")}
+    for bot, line in twins.items():
+        assert line.fit is not None
+        assert line.fit.rating == pytest.approx(fit[bot].rating, abs=1e-9)
+        assert (line.games, line.wins, line.losses) == (6, 4, 2)
+    alpha, zeta = twins["alpha"].fit, twins["zeta"].fit
+    assert alpha is not None and zeta is not None
+    assert alpha.rating == pytest.approx(zeta.rating, abs=1e-9)
+    # The sequential Elo, which the ranking no longer uses, tells the twins apart by order.
+    assert twins["alpha"].elo != pytest.approx(twins["zeta"].elo, abs=0.01)
+
+
+def test_standings_still_show_the_sequential_elo_beside_the_fit(
+    db_url: str, tmp_path: Path
+) -> None:
+    ladder = _twins_ladder(db_url, tmp_path, zeta_first=True)
+    lines = ladder.standings()
+    ladder.close()
+    table = cli("ladder", "standings", "--ladder", tmp_path / "ladder", "--db", db_url)
+    header = re.search(r"#\s+bot\s+version\s+ML \(95%\)\s+Elo\s+games\s+W-L-D\s+score", table)
+    assert header, table
+    assert "Elo: sequential, from 1500, K=16" in " ".join(table.split())
+    for line in lines:
+        assert line.fit is not None
+        shown = (
+            rf"\n\s*{line.rank}\s+{line.bot}\s+1 \({line.bot[:8]:0<8}\)\s+"
+            rf"{line.fit.rating:.1f} \[{line.fit.lower:.0f}, {line.fit.upper:.0f}\]\s+"
+            rf"{line.elo:.1f}\s+{line.games}\s+{line.wins}-{line.losses}-{line.draws}\s"
+        )
+        assert re.search(shown, table), (shown, table)
+    assert "not comparable" not in table  # one group: nothing to warn about
+
+
+GROUPS = {  # two groups that never met; one-sided results still connect a pairing
+    ("alpha", "beta"): (1.0, 1.0),
+    ("beta", "gamma"): (1.0, 1.0),
+    ("delta", "epsilon"): (1.0, 0.5),
+}
+
+
+def test_bots_whose_results_do_not_connect_are_ranked_apart_as_not_comparable(
+    db_url: str, tmp_path: Path
+) -> None:
+    names = ["alpha", "beta", "gamma", "delta", "epsilon", "newbie"]
+    ladder, v = _ladder_with(db_url, tmp_path, names)
+    with Session(ladder.engine) as session:
+        for (a, b), scores in GROUPS.items():
+            match = _match(session, 1, v[a], v[b])
+            for side, score in zip("ab", scores, strict=True):
+                _store(session, match, f"pair-00000-{side}", score)
+    lines = ladder.standings()
+    assert [(line.group, line.rank, line.bot) for line in lines] == [
+        (1, 1, "alpha"),
+        (1, 2, "beta"),
+        (1, 3, "gamma"),
+        (2, 1, "delta"),
+        (2, 2, "epsilon"),
+        (None, None, "newbie"),  # no games yet: in no group, unranked
+    ]
+    # Each group is fitted on its own games alone, around the same mean.
+    for group in (["alpha", "beta", "gamma"], ["delta", "epsilon"]):
+        games = [(a, b, x) for (a, b), scores in GROUPS.items() if a in group for x in scores]
+        fit = bradley_terry(games)
+        ratings = {line.bot: line.fit.rating for line in lines if line.bot in group and line.fit}
+        assert ratings == pytest.approx({bot: fit[bot].rating for bot in group}, abs=1e-6)
+        assert sum(ratings.values()) / len(group) == pytest.approx(INITIAL_RATING, abs=1e-6)
+        assert all(math.isfinite(rating) for rating in ratings.values())
+
+    where = ["--ladder", tmp_path / "ladder", "--db", db_url]
+    table = cli("ladder", "standings", *where)
+    assert "These bots form 2 groups that never played each other" in table, table
+    assert "ratings are not comparable between groups" in " ".join(table.split()), table
+    assert re.search(r"group\s+#\s+bot\s+version\s+ML \(95%\)\s+Elo", table), table
+    for group, rank, bot in [
+        (1, 1, "alpha"),
+        (1, 3, "gamma"),
+        (2, 1, "delta"),
+        ("-", "-", "newbie"),
+    ]:
+        assert re.search(rf"\n\s*{group}\s+{rank}\s+{bot}\s", table), (bot, table)
+
+    # A retired bot's games still connect the bots it played: beta links alpha and gamma.
+    ladder.retire("beta")
+    lines = ladder.standings()
+    ladder.close()
+    assert [(line.group, line.rank, line.bot) for line in lines][:2] == [
+        (1, 1, "alpha"),
+        (1, 2, "gamma"),
+    ]
