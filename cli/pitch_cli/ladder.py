@@ -362,32 +362,57 @@ def games(
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
 ) -> None:
-    """List the stored games (in Elo order); `pitch ladder show N` replays game N."""
+    """List the stored games (in Elo order); `pitch ladder show N` replays game N.
+
+    With --bot, each game's result and points are that bot's (its points first).
+    """
     with open_ladder(ladder, db) as opened:
         infos = opened.games(bot)
     console = output_console(TABLE_WIDTH)
     if not infos:
         console.print("no games yet: `pitch ladder run` plays some")
         return
+    console.print(games_table(infos) if bot is None else bot_games_table(infos, bot))
+
+
+def games_table(infos: list[GameInfo]) -> Table:
+    """Every game as "X beat Y" (or "X drew with Y"), the points in the same order."""
     table = Table(box=box.SIMPLE_HEAD)
-    for heading in ("#", "round", "A", "B", "game", "A's result", "points", "ended"):
+    for heading in ("#", "round", "game", "result", "points", "ended"):
         table.add_column(heading, justify="right" if heading in ("#", "round") else "left")
     for info in infos:
+        winner = info.winner
+        first = info.side(winner or info.a)
+        verb = "drew with" if winner is None else "beat"
         table.add_row(
             str(info.id),
             str(info.round),
-            info.a,
-            info.b,
             info.game_id,
-            _result(info),
-            f"{info.a_points} to {info.b_points}",
+            f"{first.bot} {verb} {first.opponent}",
+            f"{first.points} to {first.opponent_points}",
             info.termination,
         )
-    console.print(table)
+    return table
 
 
-def _result(info: GameInfo) -> str:
-    return {1.0: "won", 0.0: "lost"}.get(info.a_score, "drawn")
+def bot_games_table(infos: list[GameInfo], bot: str) -> Table:
+    """One bot's games from its side: its opponent, its result, its points first."""
+    table = Table(box=box.SIMPLE_HEAD, title=f"{bot}'s games, from {bot}'s side")
+    headings = ("#", "round", "opponent", "game", f"{bot}'s result", f"points ({bot}'s first)")
+    for heading in (*headings, "ended"):
+        table.add_column(heading, justify="right" if heading in ("#", "round") else "left")
+    for info in infos:
+        side = info.side(bot)
+        table.add_row(
+            str(info.id),
+            str(info.round),
+            side.opponent,
+            info.game_id,
+            side.result,
+            f"{side.points} to {side.opponent_points}",
+            info.termination,
+        )
+    return table
 
 
 @app.command()
@@ -405,7 +430,7 @@ def show(
 ) -> None:
     """Replay a stored game hand by hand, from the record kept in the database."""
     with open_ladder(ladder, db) as opened:
-        info, record = opened.game(game)
+        stored = opened.game(game)
     console = output_console()
-    console.print(render_game(record, replay(record), hand=hand, seat=seat))
-    console.print(f"record: {info.record_path}", soft_wrap=True)
+    console.print(render_game(stored.record, replay(stored.record), hand=hand, seat=seat))
+    console.print(f"record: {stored.info.record_path}", soft_wrap=True)

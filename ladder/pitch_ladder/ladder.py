@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
@@ -80,9 +80,70 @@ class BotInfo:
 
 
 @dataclass(frozen=True)
+class GameSide:
+    """A game from one bot's side (``GameInfo.side``)."""
+
+    bot: str
+    opponent: str
+    score: float
+    """1 win, 0.5 draw, 0 loss, for ``bot``."""
+    points: int
+    """What ``bot``'s team scored."""
+    opponent_points: int
+
+    @property
+    def result(self) -> str:
+        """``won``, ``lost`` or ``drawn``, for ``bot``."""
+        return {1.0: "won", 0.0: "lost"}.get(self.score, "drawn")
+
+
+@dataclass(frozen=True)
 class GameInfo:
+    """A stored game between the match's bot A and bot B (which is which is arbitrary)."""
+
     id: int
     """The ladder's game number (``pitch ladder show ID``)."""
+    round: int
+    a: str
+    b: str
+    game_id: str
+    a_score: float
+    """1 win, 0.5 draw, 0 loss, from A's side."""
+    a_points: int
+    """What A's team scored."""
+    b_points: int
+    termination: str
+    record_path: Path
+
+    @property
+    def winner(self) -> str | None:
+        """The bot that won, ``None`` for a draw."""
+        return {1.0: self.a, 0.0: self.b}.get(self.a_score)
+
+    def side(self, bot: str) -> GameSide:
+        """The game from ``bot``'s side: its opponent, its score, its points first.
+
+        Raises:
+            ValueError: ``bot`` did not play this game.
+        """
+        if bot == self.a:
+            return GameSide(bot, self.b, self.a_score, self.a_points, self.b_points)
+        if bot == self.b:
+            return GameSide(bot, self.a, 1.0 - self.a_score, self.b_points, self.a_points)
+        raise ValueError(f"{bot!r} did not play game {self.id} ({self.a} against {self.b})")
+
+
+class StoredGame(NamedTuple):
+    """A stored game and its record (``Ladder.game``)."""
+
+    info: GameInfo
+    record: dict[str, Any]
+
+
+class _GameRow(NamedTuple):
+    """A row of ``_GAME_QUERY``."""
+
+    number: int
     round: int
     a: str
     b: str
@@ -91,7 +152,8 @@ class GameInfo:
     a_points: int
     b_points: int
     termination: str
-    record_path: Path
+    record_path: str
+    match_id: int
 
 
 def require_sandbox(trust_bots: bool) -> None:
@@ -440,10 +502,11 @@ class Ladder:
                 query = query.where(
                     col(Match.a_version_id).in_(versions) | col(Match.b_version_id).in_(versions)
                 )
-            rows = sorted(session.exec(query).all(), key=lambda row: (row[1], row[-1], row[4]))
-            return [self._game_info(*row[:-1]) for row in rows]
+            rows = [_GameRow(*row) for row in session.exec(query).all()]
+            rows.sort(key=lambda row: (row.round, row.match_id, row.game_id))
+            return [self._game_info(row) for row in rows]
 
-    def game(self, number: int) -> tuple[GameInfo, dict[str, Any]]:
+    def game(self, number: int) -> StoredGame:
         """One stored game and its record (from the database: the file may be gone).
 
         Raises:
@@ -456,37 +519,25 @@ class Ladder:
                     f"no game {number} in this ladder: `pitch ladder games` lists them"
                 )
             record = session.exec(select(Game.record).where(Game.id == number)).one()
-            return self._game_info(*row[:-1]), record
+            return StoredGame(self._game_info(_GameRow(*row)), record)
 
-    def _game_info(
-        self,
-        number: int,
-        round_number: int,
-        a: str,
-        b: str,
-        game_id: str,
-        a_score: float,
-        a_points: int,
-        b_points: int,
-        termination: str,
-        record_path: str,
-    ) -> GameInfo:
+    def _game_info(self, row: _GameRow) -> GameInfo:
         return GameInfo(
-            number,
-            round_number,
-            a,
-            b,
-            game_id,
-            a_score,
-            a_points,
-            b_points,
-            termination,
-            self.folder / record_path,
+            id=row.number,
+            round=row.round,
+            a=row.a,
+            b=row.b,
+            game_id=row.game_id,
+            a_score=row.a_score,
+            a_points=row.a_points,
+            b_points=row.b_points,
+            termination=row.termination,
+            record_path=self.folder / row.record_path,
         )
 
 
 def _game_query() -> Any:
-    """Game rows without their records, with both bots' names (and the match id, last)."""
+    """Game rows (``_GameRow``) without their records, with both bots' names."""
     a_bot, b_bot = aliased(Bot), aliased(Bot)
     a_version, b_version = aliased(BotVersion), aliased(BotVersion)
     return (

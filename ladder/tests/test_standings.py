@@ -312,3 +312,36 @@ def test_bots_whose_results_do_not_connect_are_ranked_apart_as_not_comparable(
         (1, 1, "alpha"),
         (1, 2, "gamma"),
     ]
+
+
+def test_games_of_a_bot_show_its_result_from_its_side_when_it_was_the_second_bot(
+    db_url: str, tmp_path: Path
+) -> None:
+    ladder, v = _ladder_with(db_url, tmp_path, ["alpha", "beta"])
+    with Session(ladder.engine) as session:
+        match = _match(session, 1, v["alpha"], v["beta"])  # beta is the match's bot B
+        _store(session, match, "pair-00000-a", 1.0, points=(55, 20))
+        _store(session, match, "pair-00000-b", 0.0, points=(41, 55))
+    numbers = [str(info.id) for info in ladder.games()]
+    ladder.close()
+    where = ["--ladder", tmp_path / "ladder", "--db", db_url]
+
+    def rows(output: str) -> list[list[str]]:
+        return [line.split() for line in output.splitlines() if "pair-0000" in line]
+
+    mine = cli("ladder", "games", "--bot", "beta", *where)
+    assert "beta's result" in mine and "points (beta's first)" in mine, mine
+    assert rows(mine) == [
+        [numbers[0], "1", "alpha", "pair-00000-a", "lost", "20", "to", "55", "target"],
+        [numbers[1], "1", "alpha", "pair-00000-b", "won", "55", "to", "41", "target"],
+    ]
+    theirs = cli("ladder", "games", "--bot", "alpha", *where)
+    assert [row[4:8] for row in rows(theirs)] == [
+        ["won", "55", "to", "20"],
+        ["lost", "41", "to", "55"],
+    ]
+    neutral = cli("ladder", "games", *where)  # no bot named: who beat whom, winner's points first
+    assert rows(neutral) == [
+        [numbers[0], "1", "pair-00000-a", "alpha", "beat", "beta", "55", "to", "20", "target"],
+        [numbers[1], "1", "pair-00000-b", "beta", "beat", "alpha", "55", "to", "41", "target"],
+    ]
