@@ -23,6 +23,20 @@ class Crasher(RandomBot):
 raise SystemExit(run(Crasher()))
 """
 
+DISCARDS_ILLEGALLY_AFTER_THE_FIRST_HAND = """\
+from pitch_sdk.actions import Discard
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.run import run
+
+class BadDiscard(RandomBot):
+    def discard(self, view, legal):
+        if view.hand_number == 1:  # the smoke game has one hand: it never sees the bug
+            return super().discard(view, legal)
+        return Discard(0)  # well formed, never legal: it keeps every trump
+
+raise SystemExit(run(BadDiscard()))
+"""
+
 EXITS_AT_ONCE = """\
 import sys
 print("starting up", file=sys.stderr)
@@ -108,3 +122,20 @@ def test_a_bot_that_cannot_play_is_refused_with_its_stderr(
     assert f"  | {stderr}" in message
     assert _empty(folder)
     assert list((folder / "smoke").glob("broken-*/match/logs/worker-0/A1-broken.log"))
+
+
+@pytest.mark.slow
+def test_a_bot_that_fails_the_conformance_check_on_a_rare_decision_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "ladder"
+    cli("ladder", "init", "--ladder", folder)
+    bot = write_bot(tmp_path / "rare", "rare", DISCARDS_ILLEGALLY_AFTER_THE_FIRST_HAND)
+    message = cli_error("ladder", "submit", bot, "--ladder", folder)
+    assert message.startswith(
+        "error: refused: rare failed the conformance check: discard down to six (discard): "
+        "illegal_action: discard - is not legal here"
+    ), message
+    assert "also:" not in message  # every other decision was answered well
+    assert _empty(folder)
+    assert list((folder / "smoke").glob("rare-*/conformance.log"))
