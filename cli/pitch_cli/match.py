@@ -35,7 +35,7 @@ console = Console(soft_wrap=True)  # long paths stay on one line, also when pipe
 def match(
     bot_a: Annotated[
         str | None,
-        typer.Argument(help="Bot A: a bot folder, or a name for a bot you start by hand."),
+        typer.Argument(help="Bot A: a bot folder, or the name of a bot given to --attach."),
     ] = None,
     bot_b: Annotated[str | None, typer.Argument(help="Bot B, the same way.")] = None,
     games: Annotated[int, typer.Option(help="Games to play (duplicate: whole pairs).")] = 100,
@@ -88,6 +88,17 @@ def match(
     max_processes: Annotated[
         int, typer.Option(help="Processes and threads per sandboxed bot.")
     ] = SandboxLimits.processes,
+    attach: Annotated[
+        list[str],
+        typer.Option(
+            metavar="NAME",
+            help="The bot NAME (a bot argument) is one you start by hand, e.g. under a "
+            "debugger: the match prints how many processes to start, with their tokens.",
+        ),
+    ] = [],  # noqa: B006
+    attach_timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for the processes of --attach bots.")
+    ] = 120.0,
     keep_going: Annotated[
         bool,
         typer.Option(
@@ -101,13 +112,17 @@ def match(
     stop = not keep_going
     if resume is not None:
         summary = _playing(
-            resume, lambda progress: resume_match(resume, progress, stop_if_unplayable=stop)
+            resume,
+            lambda progress: resume_match(resume, progress, _announce, stop_if_unplayable=stop),
         )
         _print_result(summary)
         return
     if bot_a is None or bot_b is None:
-        raise PitchError("give two bots (folders or names), or --resume FOLDER")
-    a, b = _entrant(bot_a), _entrant(bot_b)
+        raise PitchError("give two bots (folders, or names with --attach), or --resume FOLDER")
+    for name in attach:
+        if name not in (bot_a, bot_b):
+            raise PitchError(f"--attach {name}: not one of the two bots ({bot_a}, {bot_b})")
+    a, b = _entrant(bot_a, attach), _entrant(bot_b, attach)
     settings = _settings(
         games=games,
         seed=seed,
@@ -122,6 +137,7 @@ def match(
         sandbox=sandbox,
         memory_mb=memory,
         max_processes=max_processes,
+        attach_timeout_s=attach_timeout,
     )
     root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
     if MatchFolder(root).exists():
@@ -129,7 +145,11 @@ def match(
     console.print(f"match {a.name} vs {b.name} -> {root}")
     console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
     summary = _playing(
-        root, lambda progress: run_match(a, b, settings, root, progress, stop_if_unplayable=stop)
+        root,
+        lambda progress: run_match(
+            a, b, settings, root, progress, _announce, stop_if_unplayable=stop
+        ),
+        attached=a.by_hand or b.by_hand,
     )
     _print_result(summary)
 
@@ -145,6 +165,7 @@ _FLAGS = {
     "sandbox": "--sandbox",
     "memory_mb": "--memory",
     "max_processes": "--max-processes",
+    "attach_timeout_s": "--attach-timeout",
 }
 """The flag of each setting ``pitch match`` takes."""
 
@@ -160,21 +181,29 @@ def _settings(**values: Any) -> MatchSettings:
         ) from None
 
 
-def _entrant(argument: str) -> Entrant:
+def _announce(text: str) -> None:
+    """What the referee says on the way: a bot to start by hand, no sandbox here."""
+    console.print(text, markup=False, highlight=False)
+
+
+def _entrant(argument: str, attach: list[str]) -> Entrant:
     try:
-        return Entrant.from_argument(argument)
+        return Entrant.from_argument(argument, by_hand=attach)
     except MatchError as error:
-        raise PitchError(f"{error}: give a folder with a bot.toml") from None
+        raise PitchError(
+            f"{error}: give a folder with a bot.toml, or --attach {argument} to start it by hand"
+        ) from None
 
 
-def _playing(root: Path, play: Any) -> MatchSummary:
+def _playing(root: Path, play: Any, attached: bool = False) -> MatchSummary:
     """Play with a progress bar; errors of the match become one line saying what to do."""
     try:
         return _with_progress(play)
     except NoSandboxError as error:
         raise PitchError(f"{error}; or run trusted bots with --sandbox off") from None
     except WorkerError as error:
-        raise PitchError(f"{error}: `pitch match --resume {root}` plays the rest") from None
+        later = " (start the bots by hand within --attach-timeout)" if attached else ""
+        raise PitchError(f"{error}: `pitch match --resume {root}` plays the rest{later}") from None
 
 
 def _with_progress(play: Any) -> MatchSummary:

@@ -51,6 +51,8 @@ class RefereeSettings:
     """Serve on 127.0.0.1 (any free port) instead of a private Unix socket."""
     sandbox: SandboxLimits | None = None
     """Run every bot in the sandbox with these limits; ``None``: as plain processes."""
+    attach_timeout_s: float = 120.0
+    """How long bots started by hand have to connect before the referee gives up."""
 
     def launcher(self) -> Launcher:
         return SandboxLauncher(self.sandbox) if self.sandbox else LocalLauncher()
@@ -107,31 +109,38 @@ class Referee:
             shutil.rmtree(self._private_dir, ignore_errors=True)
             self._private_dir = None
 
-    async def bot(self, slot: PlayerSlot) -> BotProcess:
-        """The running process for ``slot``, started (or restarted) if needed."""
+    def _ready(self, slot: PlayerSlot) -> bool:
         bot = self._bots.get(slot.key)
-        if bot is not None and (bot.alive or bot.start_error is not None):
-            return bot
+        return bot is not None and (bot.alive or bot.start_error is not None)
+
+    async def bot(self, slot: PlayerSlot) -> BotProcess:
+        """The running process for ``slot``, started (or restarted) if needed.
+
+        Raises:
+            AttachTimeoutError: ``slot`` is a bot started by hand, and it did not connect
+                within ``settings.attach_timeout_s``.
+        """
+        if self._ready(slot):
+            return self._bots[slot.key]
+        if slot.manifest is None:
+            await self._attach([slot])
+            return self._bots[slot.key]
+        bot = self._bots.pop(slot.key, None)
         if bot is not None:
             await bot.close("restarting")
         assert self._service is not None
-        if slot.manifest is None:
-            bot = await BotProcess.join_by_hand(
-                slot.name, self._service, self.address, self.announce
+        log_path = self.log_dir / f"{slot.key}-{slot.name}.log"
+        try:
+            bot = await BotProcess.spawn(
+                slot.manifest,
+                self._service,
+                self.address,
+                log_path,
+                self.settings.start,
+                self.launcher,
             )
-        else:
-            log_path = self.log_dir / f"{slot.key}-{slot.name}.log"
-            try:
-                bot = await BotProcess.spawn(
-                    slot.manifest,
-                    self._service,
-                    self.address,
-                    log_path,
-                    self.settings.start,
-                    self.launcher,
-                )
-            except BotStartError as error:
-                bot = BotProcess.failed(slot.name, error, log_path)
+        except BotStartError as error:
+            bot = BotProcess.failed(slot.name, error, log_path)
         self._bots[slot.key] = bot
         return bot
 
@@ -151,6 +160,9 @@ class Referee:
         """
         if len({slot.key for slot in seats}) != 4:
             raise ValueError("each seat needs its own process (partners never share one)")
+        await self._attach(
+            [slot for slot in seats if slot.manifest is None and not self._ready(slot)]
+        )
         bots = await asyncio.gather(*(self.bot(seats[seat]) for seat in SEATS))  # start in parallel
         cpu_before = [bot.cpu_seconds() for bot in bots]
         result = await play_game(
@@ -168,11 +180,75 @@ class Referee:
             await self._retire(seats[seat].key)
         return result
 
+    async def _attach(self, slots: Sequence[PlayerSlot]) -> None:
+        """Wait for one process per slot of bots started by hand, asking for all at once:
+        how many processes, each with its own token, and for how long.
+
+        Raises:
+            AttachTimeoutError: not every process connected in time.
+        """
+        if not slots:
+            return
+        assert self._service is not None
+        for slot in slots:
+            stale = self._bots.pop(slot.key, None)
+            if stale is not None:
+                await stale.close("restarting")
+        expected = [(slot, *self._service.expect()) for slot in slots]
+        limit = self.settings.attach_timeout_s
+        self.announce(_attach_instructions([(s, t) for s, t, _ in expected], self.address, limit))
+        try:
+            await asyncio.wait([hello for _, _, hello in expected], timeout=limit)
+        finally:
+            refused = None
+            for slot, token, hello in expected:
+                self._service.forget(token)
+                if not hello.done():
+                    hello.cancel()
+                elif not hello.cancelled() and hello.exception() is not None:
+                    refused = refused or hello.exception()  # e.g. a protocol it does not speak
+                elif not hello.cancelled():
+                    bot = BotProcess(slot.name, None)
+                    bot.connection = hello.result()
+                    self._bots[slot.key] = bot  # closed with the referee
+        if refused is not None:
+            raise refused
+        missing = [slot for slot in slots if slot.key not in self._bots]
+        if missing:
+            names = ", ".join(sorted({slot.name for slot in missing}))
+            raise AttachTimeoutError(
+                f"{len(missing)} of the {len(slots)} processes started by hand ({names}) "
+                f"did not connect within {limit:g} s"
+            )
+
     async def _retire(self, key: str) -> None:
         """Stop a bot that faulted so that the next game starts a fresh one."""
         bot = self._bots.pop(key, None)
         if bot is not None:
             await bot.close("restarting after a fault")
+
+
+class AttachTimeoutError(BotStartError):
+    """Bots started by hand did not connect in time; the message says how many."""
+
+
+def _attach_instructions(
+    expected: Sequence[tuple[PlayerSlot, str]], address: str, limit_s: float
+) -> str:
+    """What the user must start: one process per seat, each with its own token."""
+    names = sorted({slot.name for slot, _ in expected})
+    count = len(expected)
+    lines = [
+        f"waiting {limit_s:g} s for {count} process{'es' if count > 1 else ''} started by "
+        f"hand ({', '.join(names)}): one per seat, each with its own token:"
+    ]
+    for slot, token in expected:
+        lines.append(
+            f"  {slot.name} ({slot.key}): PITCH_ADDRESS='{address}' PITCH_TOKEN='{token}' "
+            "<your bot command>"
+        )
+    lines.append(f"  (or give the bot --address '{address}' --token <its token>)")
+    return "\n".join(lines)
 
 
 def _bill_cpu(result: GameResult, bots: Sequence[BotProcess], before: list[float | None]) -> None:

@@ -122,6 +122,8 @@ class MatchSettings:
     """Each sandboxed bot process's memory, its children included."""
     max_processes: int = SandboxLimits.processes
     """Each sandboxed bot's processes and threads."""
+    attach_timeout_s: float = 120.0
+    """How long the processes of a bot started by hand have to connect."""
 
     def __post_init__(self) -> None:
         if isinstance(self.rules, Mapping):
@@ -158,6 +160,9 @@ class MatchSettings:
             raise SettingError("memory_mb", "must be at least 16 MB", "a bot's memory")
         if self.max_processes < 4:
             raise SettingError("max_processes", "must be at least 4", "a bot's process limit")
+        if not self.attach_timeout_s > 0:
+            problem = "must be more than 0 s"
+            raise SettingError("attach_timeout_s", problem, "the time to start a bot by hand")
 
     def to_json(self) -> dict[str, Any]:
         """As ``match.json`` and the ladder's database hold them (rules as a dict)."""
@@ -208,4 +213,5 @@ class MatchSettings:
             FaultPolicy(self.fault_policy),
             StartOptions(self.start_timeout_s),
             sandbox=limits if sandboxed else None,
+            attach_timeout_s=self.attach_timeout_s,
         )
