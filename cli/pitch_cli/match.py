@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -206,7 +207,40 @@ def _playing(root: Path, play: Any, attached: bool = False) -> MatchSummary:
         raise PitchError(f"{error}: `pitch match --resume {root}` plays the rest{later}") from None
 
 
+PLAIN_PROGRESS_EVERY_S = 5.0
+"""How often a match whose output is not a terminal prints a progress line."""
+
+
+class PlainProgress:
+    """Progress as plain lines, at most one per ``every_s`` seconds, for output that is
+    not a terminal (a log file, CI), where a progress bar does not animate."""
+
+    def __init__(
+        self,
+        every_s: float | None = None,
+        print_line: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.every_s = PLAIN_PROGRESS_EVERY_S if every_s is None else every_s
+        self.print_line = print_line or (lambda line: console.print(line, highlight=False))
+        self.clock = clock
+        self.started = self.last = clock()
+
+    def __call__(self, progress: MatchProgress) -> None:
+        now = self.clock()
+        if now - self.last < self.every_s:
+            return
+        self.last = now
+        elapsed = int(now - self.started)
+        self.print_line(
+            f"games {progress.played} of {progress.planned}  {_score_line(progress)}  "
+            f"({elapsed // 60}m{elapsed % 60:02d}s)"
+        )
+
+
 def _with_progress(play: Any) -> MatchSummary:
+    if not console.is_terminal:
+        return play(PlainProgress())
     columns = (
         TextColumn("[bold]games"),
         BarColumn(),

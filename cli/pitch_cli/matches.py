@@ -15,6 +15,8 @@ import typer
 from rich import box
 from rich.table import Table
 
+from pitch_referee.match import MatchFolder, MatchStatus
+
 from .render import output_console
 
 SUMMARY = "summary.json"
@@ -48,18 +50,21 @@ def matches(
         except (OSError, UnicodeDecodeError, ValueError) as error:
             notes.append(f"{folder}: unreadable {SUMMARY} ({error})")
             continue
-        table.add_row(folder.name, *_row(summary))
+        table.add_row(folder.name, *_row(summary, folder))
     console.print(table)
     for note in notes:
         console.print(note, style="yellow", soft_wrap=True, highlight=False)
 
 
-def _row(summary: dict[str, Any]) -> tuple[str, ...]:
+def _row(summary: dict[str, Any], folder: Path) -> tuple[str, ...]:
     planned = _at(summary, "games_planned")
+    played = _at(summary, "games_played")
+    if _at(summary, "status") == MatchStatus.RUNNING:  # written when the match (re)started
+        played = MatchFolder(folder).finished_count()
     counts = [_at(summary, "result", "a", key) for key in ("wins", "losses", "draws")]
     return (
         f"{_bot(_at(summary, 'bots', 'a'))} vs {_bot(_at(summary, 'bots', 'b'))}",
-        _shown(_at(summary, "games_played")) + ("" if planned is None else f" of {planned}"),
+        _shown(played) + ("" if planned is None else f" of {planned}"),
         "-".join(map(str, counts)) if all(isinstance(n, int) for n in counts) else "-",
         _elo(_at(summary, "stats")),
         _shown(_at(summary, "status")),
