@@ -20,7 +20,7 @@ from rich.console import Console
 
 from pitch_referee.errors import BotError, PitchError
 
-from . import demo, ladder, match, matches, new_bot, replay, rerun, simulate
+from . import check, demo, ladder, match, matches, new_bot, replay, rerun, simulate
 
 app = typer.Typer(
     name="pitch",
@@ -33,6 +33,7 @@ app = typer.Typer(
 app.command()(simulate.simulate)
 app.command()(match.match)
 app.command(name="new-bot")(new_bot.new_bot)
+app.command()(check.check)
 app.command()(replay.replay)
 app.command()(rerun.rerun)
 app.command()(matches.matches)

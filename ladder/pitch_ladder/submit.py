@@ -175,6 +175,7 @@ def conformance_refusal(report: ConformanceReport) -> str:
         lines.append(f"  and {len(failures) - FAILURES_SHOWN} more")
     if report.stopped and failures:
         lines.append(f"  {report.stopped}")
+    lines.append("  (`pitch check` on the bot folder shows the whole report)")
     tail = next((failure.log_tail for failure in failures if failure.log_tail), ())
     if tail:
         lines.append("; the end of its stderr:")

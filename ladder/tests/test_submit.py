@@ -137,5 +137,6 @@ def test_a_bot_that_fails_the_conformance_check_on_a_rare_decision_is_refused_na
         "illegal_action: discard - is not legal here"
     ), message
     assert "also:" not in message  # every other decision was answered well
+    assert "`pitch check` on the bot folder shows the whole report" in message
     assert _empty(folder)
     assert list((folder / "smoke").glob("rare-*/conformance.log"))

@@ -141,17 +141,17 @@ _SLOTS = (
     _Slot("discard down to six", 1, lambda s, legal: _kind(s) == "discard"),
     _Slot("pick up from the centre", 1, lambda s, legal: _kind(s) == "pickup"),
     _Slot(
-        "stock: a point card turned (take, leave or stop)",
+        "stock: a point card turned (take, leave, stop)",
         1,
         lambda s, legal: _moves(legal) == {StockMove.TAKE, StockMove.LEAVE, StockMove.STOP},
     ),
     _Slot(
-        "stock: a card that cannot be taken (leave or stop)",
+        "stock: no point card (leave, stop)",
         1,
         lambda s, legal: _moves(legal) == {StockMove.LEAVE, StockMove.STOP},
     ),
     _Slot(
-        "stock: the partner on the last card (take or leave, no stop)",
+        "stock: the partner's last card (take, leave)",
         1,
         lambda s, legal: _moves(legal) == {StockMove.TAKE, StockMove.LEAVE},
     ),
