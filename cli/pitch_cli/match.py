@@ -17,6 +17,7 @@ from pitch_referee.match import (
     Entrant,
     MatchError,
     MatchFolder,
+    MatchInterrupted,
     MatchProgress,
     MatchSettings,
     MatchSummary,
@@ -31,6 +32,7 @@ from pitch_referee.workers import usable_cores
 from pitch_sdk.options import RuleOptions
 
 console = Console(soft_wrap=True)  # long paths stay on one line, also when piped
+errors = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def match(
@@ -205,6 +207,14 @@ def _playing(root: Path, play: Any, attached: bool = False) -> MatchSummary:
     except WorkerError as error:
         later = " (start the bots by hand within --attach-timeout)" if attached else ""
         raise PitchError(f"{error}: `pitch match --resume {root}` plays the rest{later}") from None
+    except MatchInterrupted as interrupted:
+        summary = interrupted.summary
+        errors.print(
+            f"interrupted: {summary.games_played} of {summary.games_planned} games played, "
+            f"kept in {root}; to play the rest: pitch match --resume {root}",
+            markup=False,
+        )
+        raise typer.Exit(130) from None
 
 
 PLAIN_PROGRESS_EVERY_S = 5.0

@@ -40,6 +40,13 @@ def pin_to_core(index: int, cores: list[int] | None = None) -> None:
     os.sched_setaffinity(0, {cores[index % len(cores)]})
 
 
+def leave_interrupts_to_parent() -> None:
+    """Ignore Ctrl-C (SIGINT) in this worker: a terminal sends it to the whole process
+    group, and the parent stops its workers itself, between or in the middle of games,
+    so that it can say what was kept and how to go on."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def die_with_parent(parent: int) -> None:
     """Have the kernel kill this process when ``parent`` exits (Linux; elsewhere nothing)."""
     if sys.platform.startswith("linux"):

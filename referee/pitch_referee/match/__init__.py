@@ -21,7 +21,7 @@ workers) and ``running`` (a match from start or resume to its summary).
 
 from .folder import MATCH_FORMAT, MATCH_VERSION, MatchFolder
 from .pool import WorkerError
-from .running import ProgressCallback, resume_match, run_match
+from .running import MatchInterrupted, ProgressCallback, resume_match, run_match
 from .schedule import GameSpec, schedule
 from .settings import Entrant, MatchError, MatchSettings, NoSandboxError, SettingError
 from .summary import (
@@ -46,6 +46,7 @@ __all__ = [
     "GameSpec",
     "MatchError",
     "MatchFolder",
+    "MatchInterrupted",
     "MatchProgress",
     "MatchSettings",
     "MatchStats",

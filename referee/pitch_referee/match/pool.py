@@ -10,9 +10,11 @@ one referee each, so they use every core, each pinned to its own unless
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,7 +25,7 @@ from pitch_sdk.record import write_record
 
 from ..errors import BotError
 from ..referee import PlayerSlot, Referee
-from ..workers import die_with_parent, pin_to_core, usable_cores
+from ..workers import die_with_parent, leave_interrupts_to_parent, pin_to_core, usable_cores
 from .folder import MatchFolder
 from .schedule import GameSpec, seats
 from .settings import Entrant, MatchError, MatchSettings
@@ -50,7 +52,8 @@ class Job:
 def run_workers(
     job: Job, pairs: list[list[GameSpec]], announce: Callable[[str], None]
 ) -> Iterator[GameOutcome]:
-    """Outcomes as games finish; closing the generator stops every worker.
+    """Outcomes as games finish; closing the generator (or Ctrl-C) stops every worker,
+    each in the middle of its game if need be (that game leaves no record).
 
     Each worker says when it has no pairs left. One that ends without saying so (a
     killed process, a crash) took a pair with it, so the match cannot finish.
@@ -100,10 +103,28 @@ def run_workers(
                 yield message
     finally:
         stop.set()
-        for worker in workers:
-            worker.join(timeout=30)
-            if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
-                worker.kill()
+        with _interrupts_deferred():
+            for worker in workers:
+                worker.join(timeout=30)
+                if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
+                    worker.kill()
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """While the workers stop, a second Ctrl-C waits: the match must still say where it
+    stopped. (Only the main thread can catch signals; elsewhere this does nothing.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _check_ended(
@@ -140,7 +161,7 @@ def _work(
     why it failed.
     """
     try:
-        asyncio.run(_play_pairs(job, worker, work.get, results.put, announce, stop.is_set))
+        asyncio.run(_play_until_stopped(job, worker, work.get, results.put, announce, stop.is_set))
     except (BotError, MatchError, OSError, ValueError) as error:
         results.put(f"worker {worker}: {error}")
     else:
@@ -157,10 +178,36 @@ def _worker_main(
     stop: Any,
 ) -> None:
     """A worker process: its own referee and bots; dies with the match process."""
+    leave_interrupts_to_parent()
     die_with_parent(parent)
     if cores:
         pin_to_core(worker, cores)
     _work(job, worker, work, results, stop, print)
+
+
+STOP_POLL_S = 0.1
+"""How often a worker looks whether the match has stopped, while a game plays."""
+
+
+async def _play_until_stopped(
+    job: Job,
+    worker: int,
+    next_pair: Callable[[], list[GameSpec] | None],
+    report: Callable[[GameOutcome], None],
+    announce: Callable[[str], None],
+    stopped: Callable[[], bool],
+) -> None:
+    """``_play_pairs``, cancelled as soon as ``stopped()``: a game in progress is
+    abandoned (its bots are closed with the referee) rather than played to its end."""
+    play = asyncio.ensure_future(_play_pairs(job, worker, next_pair, report, announce, stopped))
+    while not play.done():
+        await asyncio.wait({play}, timeout=STOP_POLL_S)
+        if stopped() and not play.done():
+            play.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await play
+            return
+    play.result()
 
 
 async def _play_pairs(

@@ -7,10 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from .folder import MatchFolder
-from .pool import Job, run_workers
+from .pool import Job, WorkerError, run_workers
 from .schedule import GameSpec
 from .settings import Entrant, MatchError, MatchSettings
 from .summary import (
+    GameOutcome,
     LoadedMatch,
     MatchProgress,
     MatchStatus,
@@ -22,6 +23,15 @@ from .summary import (
 )
 
 ProgressCallback = Callable[[MatchProgress], None]
+
+
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the match: its workers are stopped, its finished games kept, and
+    its summary says ``interrupted`` (``summary``); resuming plays the rest."""
+
+    def __init__(self, summary: MatchSummary) -> None:
+        super().__init__(f"interrupted after {summary.games_played} games")
+        self.summary = summary
 
 
 def run_match(
@@ -44,6 +54,7 @@ def run_match(
     Raises:
         MatchError: ``root`` already holds a match, or the match cannot go on (a
             ``WorkerError`` when a worker failed: the finished games are kept).
+        MatchInterrupted: Ctrl-C (a ``KeyboardInterrupt``); the match can be resumed.
     """
     folder = MatchFolder(root)
     if folder.exists():
@@ -78,24 +89,46 @@ def _play_remaining(
     stop_if_unplayable: bool,
 ) -> MatchSummary:
     loaded = LoadedMatch.load(root)
-    settings, specs = loaded.settings, loaded.specs
-    outcomes = list(loaded.outcomes.values())
-    state = progress_of(outcomes, settings, len(specs))
+    state = progress_of(list(loaded.outcomes.values()), loaded.settings, len(loaded.specs))
     if progress:
         progress(state)
     if state.sprt and state.sprt.decision:
         return summary_of(loaded, MatchStatus.STOPPED_BY_SPRT)
-    todo = [spec for spec in specs if spec not in loaded.finished]
-    summary_of(loaded, MatchStatus.RUNNING)
     pairs: dict[int, list[GameSpec]] = {}  # in schedule order
-    for spec in todo:
-        pairs.setdefault(spec.pair, []).append(spec)
-    job = Job(loaded.a, loaded.b, settings, root, settings.sandboxed(announce))
-    status, unplayable, played = MatchStatus.FINISHED, (), []
-    for outcome in run_workers(job, list(pairs.values()), announce):
+    for spec in loaded.specs:
+        if spec not in loaded.finished:
+            pairs.setdefault(spec.pair, []).append(spec)
+    try:
+        summary_of(loaded, MatchStatus.RUNNING)
+        status, unplayable = _play(
+            loaded, list(pairs.values()), progress, announce, stop_if_unplayable
+        )
+    except KeyboardInterrupt:
+        raise MatchInterrupted(summarize(root, MatchStatus.INTERRUPTED)) from None
+    except WorkerError:
+        summarize(root, MatchStatus.INTERRUPTED)
+        raise
+    return summarize(root, status, unplayable)
+
+
+def _play(
+    loaded: LoadedMatch,
+    pairs: list[list[GameSpec]],
+    progress: ProgressCallback | None,
+    announce: Callable[[str], None],
+    stop_if_unplayable: bool,
+) -> tuple[MatchStatus, tuple[str, ...]]:
+    """Play ``pairs`` until the end or a reason to stop; returns why it stopped."""
+    settings = loaded.settings
+    outcomes = list(loaded.outcomes.values())
+    job = Job(loaded.a, loaded.b, settings, loaded.folder.root, settings.sandboxed(announce))
+    status: MatchStatus = MatchStatus.FINISHED
+    unplayable: tuple[str, ...] = ()
+    played: list[GameOutcome] = []
+    for outcome in run_workers(job, pairs, announce):
         outcomes.append(outcome)
         played.append(outcome)
-        state = progress_of(outcomes, settings, len(specs))
+        state = progress_of(outcomes, settings, len(loaded.specs))
         if progress:
             progress(state)
         if state.sprt and state.sprt.decision:
@@ -104,4 +137,4 @@ def _play_remaining(
         if stop_if_unplayable and (unplayable := cannot_play(played)):
             status = MatchStatus.CANNOT_PLAY
             break
-    return summarize(root, status, unplayable)
+    return status, unplayable

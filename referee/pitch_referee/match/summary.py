@@ -29,6 +29,8 @@ class MatchStatus(enum.StrEnum):
     STOPPED_BY_SPRT = "stopped by SPRT"
     CANNOT_PLAY = "stopped: a bot cannot play"
     """Every game this run played so far ended in a start or crash fault of one bot."""
+    INTERRUPTED = "interrupted"
+    """Stopped by the user (Ctrl-C) or a failed worker; resuming plays the rest."""
 
 
 UNPLAYABLE = frozenset(
