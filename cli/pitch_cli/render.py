@@ -195,7 +195,7 @@ def _header(
         else "-"
     )
     yield Text(
-        f"Seed {record.get('seed')} · first dealer seat {record.get('first_dealer')} · "
+        f"Seed {json.dumps(record.get('seed'))} · first dealer seat {record.get('first_dealer')} · "
         f"rules: {shown_rules}",
         style="bold",
     )
