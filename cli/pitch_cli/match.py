@@ -70,7 +70,12 @@ def match(
         list[str], typer.Option(help="A rule option NAME=VALUE, e.g. dealer_steal=true.")
     ] = [],  # noqa: B006  (Typer needs a literal default)
     sprt: Annotated[
-        str | None, typer.Option(help="Stop when decided: elo0=..,elo1=..[,alpha=..,beta=..]")
+        str | None,
+        typer.Option(
+            metavar="TEST",
+            help="Stop as soon as an SPRT decides, e.g. elo0=0,elo1=20 (alpha=0.05 and "
+            "beta=0.05 may be added).",
+        ),
     ] = None,
     out: Annotated[
         Path | None, typer.Option(help="Match folder (default: a new one under ./matches/).")
