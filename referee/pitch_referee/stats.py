@@ -36,6 +36,16 @@ Decision: TypeAlias = Literal["H0", "H1"] | None
 _PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 _GAME_SCORES = (0.0, 0.5, 1.0)
 _SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+_ROOT_ITERATIONS = 200
+"""Enough for bisection alone to pin the MLE root to double precision."""
+_OVERSHOOT = 0.583
+"""Expected overshoot of a bound by a Gaussian random walk, in per-step standard deviations
+(Siegmund: ``-zeta(1/2) / sqrt(2 pi)``)."""
+_MAX_SPRT_ELO = 4000.0
+"""Largest SPRT bound in absolute value. Its expected score is 1e-10 from 0 or 1; much
+further (about 6,400) the score rounds to exactly 0 or 1 and no outcome distribution has it."""
+_CAP_SAFETY = 1.25
+"""Margin on the diffusion estimate of the sample cap (see ``sprt_sample_cap``)."""
 
 
 def score_from_elo(elo: float) -> float:
@@ -265,6 +275,11 @@ class SprtParams:
         for key in _SPRT_KEYS:
             if not math.isfinite(getattr(self, key)):
                 raise ValueError(f"SPRT {key}={getattr(self, key)} is not a finite number")
+        for key in ("elo0", "elo1"):
+            if abs(getattr(self, key)) > _MAX_SPRT_ELO:
+                raise ValueError(
+                    f"SPRT {key}={getattr(self, key)} is beyond ±{_MAX_SPRT_ELO:g} Elo"
+                )
         if self.elo0 >= self.elo1:
             raise ValueError(f"SPRT elo0={self.elo0} must be less than elo1={self.elo1}")
         for key in ("alpha", "beta"):
@@ -319,19 +334,64 @@ def parse_sprt(text: str) -> SprtParams:
     return SprtParams(**values)
 
 
-def _llr(counts: _Tally, s0: float, s1: float) -> float:
-    """GSPRT log-likelihood ratio of mean score ``s1`` against ``s0``.
+def _constrained_mle(scores: tuple[float, ...], weights: list[float], s: float) -> list[float]:
+    """Outcome distribution of highest likelihood whose expected per-game score is ``s``.
 
-    Treating the mean per-game score ``m`` of N samples as normal with variance ``var / N``,
-    ``LLR = N * ((m - s0)**2 - (m - s1)**2) / (2 * var)
-          = N * (s1 - s0) * (2*m - s0 - s1) / (2 * var)``
-    (fishtest's ``LLR_alt2``; its default ``LLR_logistic`` solves the exact multinomial MLE,
-    to which this is the standard close approximation). Empty bins get ``REGULARIZATION``
-    pseudo-counts first, so an all-draws or all-wins tally still has a positive variance.
+    Returns, for each bin, ``1 + lam * (a_i - s)``: the MLE is ``phat_i / (1 + lam * (a_i - s))``
+    (Van den Bergh, "Comments on Normalized Elo", proposition 1.1), so the log-likelihood
+    ratio of two such distributions needs only these denominators, ``phat`` cancels.
+
+    ``lam`` is the one root of ``g(lam) = sum_i w_i (a_i - s) / (1 + lam (a_i - s))``, which
+    falls strictly from ``+inf`` to ``-inf`` on the interval where every denominator is
+    positive, provided every weight is positive and ``min a < s < max a`` (both guaranteed by
+    the caller: regularized bins, a finite Elo). Newton steps converge fast from ``lam = 0``
+    (the observed distribution), but near a pole of ``g`` they can overshoot, so the root is
+    kept bracketed and a step that leaves the bracket is replaced by bisection.
     """
-    regularized = [count if count else REGULARIZATION for count in counts.counts]
-    summary = _summarize(counts._sample_scores(), regularized)
-    return summary.n * (s1 - s0) * (2.0 * summary.mean - s0 - s1) / (2.0 * summary.var)
+    deltas = [a - s for a in scores]
+    low = -1.0 / max(deltas)
+    high = -1.0 / min(deltas)
+    lam = 0.0
+    for _ in range(_ROOT_ITERATIONS):
+        value = 0.0
+        slope = 0.0
+        for weight, delta in zip(weights, deltas, strict=True):
+            term = delta / (1.0 + lam * delta)
+            value += weight * term
+            slope -= weight * term * term
+        if value == 0.0:
+            break
+        if value > 0.0:
+            low = lam
+        else:
+            high = lam
+        step = lam - value / slope
+        if abs(step - lam) <= 1e-15 * (1.0 + abs(lam)):
+            lam = step
+            break
+        lam = step if low < step < high else 0.5 * (low + high)
+    return [1.0 + lam * delta for delta in deltas]
+
+
+def _llr(counts: _Tally, s0: float, s1: float) -> float:
+    """Generalized log-likelihood ratio of expected per-game score ``s1`` against ``s0``.
+
+    Each hypothesis is represented by its most likely outcome distribution (over the five
+    pair bins or the three game bins) among those with that expected score, and
+    ``LLR = sum_i n_i * log(p1_i / p0_i)``: fishtest's ``LLR_logistic`` and fastchess's
+    logistic model. Empty bins first get ``REGULARIZATION`` pseudo-counts, as both do, so
+    that the MLE exists (it needs mass on both sides of ``s``) and an all-wins or all-draws
+    tally has a finite LLR; the pseudo-counts weigh 1e-3 of a sample, so they barely move it.
+    """
+    weights = [count if count else REGULARIZATION for count in counts.counts]
+    scores = counts._sample_scores()
+    denominators0 = _constrained_mle(scores, weights, s0)
+    denominators1 = _constrained_mle(scores, weights, s1)
+    # p1_i / p0_i = (phat_i / d1_i) / (phat_i / d0_i) = d0_i / d1_i.
+    return sum(
+        weight * math.log(d0 / d1)
+        for weight, d0, d1 in zip(weights, denominators0, denominators1, strict=True)
+    )
 
 
 def sprt(
@@ -345,7 +405,14 @@ def sprt(
 
     Call it again after every pair (or game): the LLR drifts up when A is at least ``elo1``
     stronger and down when it is at most ``elo0``, and the test stops at the first bound
-    crossed, with error rates ``alpha`` and ``beta``. With no samples the LLR is 0.
+    crossed, with error rates close to ``alpha`` and ``beta``. With no samples the LLR is 0.
+
+    The LLR is the exact multinomial one (see ``_llr``), not fishtest's normal shortcut
+    ``N (s1 - s0) (2 m - s0 - s1) / (2 var)``: that one divides by the observed variance,
+    which is near zero after a few pairs (one won pair has variance 0), so it crossed a
+    bound after one to three pairs and made 12-57% errors where 5% was asked. The exact LLR
+    of one won pair at bounds 0, 20 is +0.056; a test can only decide once the tally
+    carries real evidence.
 
     Raises:
         ValueError: invalid parameters (see ``SprtParams``).
@@ -360,3 +427,61 @@ def sprt(
     elif llr <= params.lower_bound:
         decision = "H0"
     return SprtResult(llr, params.lower_bound, params.upper_bound, decision)
+
+
+def sprt_sample_cap(
+    params: SprtParams, *, variance: float | None = None, confidence: float = 0.99
+) -> int:
+    """Independent samples after which the SPRT has decided with probability ``confidence``.
+
+    A sample is what the tally counts: a *pair* in a duplicate match (so the game cap is
+    twice this), a *game* in a plain one. The same number serves both because it is
+    derived from the per-sample variance of the per-game score, for which the default
+    bound below holds for either kind of sample.
+
+    Why this number: the test runs longest when A's true strength sits between the bounds,
+    where the LLR has no drift (score ``m = (s0 + s1) / 2``); it then moves like a random
+    walk with per-sample variance ``sigma**2 = (s1 - s0)**2 / variance`` (Wald's
+    approximation, as in fishtest's ``LLR_drift_variance``). For a driftless Brownian
+    motion started at 0 between ``a = lower_bound`` and ``b = upper_bound``, the chance of
+    still being inside after ``t`` samples is, to its first term,
+    ``(4 / pi) * sin(pi * |a| / L) * exp(-pi**2 * sigma**2 * t / (2 * L**2))``, ``L = b - a``.
+    Solving that for ``1 - confidence`` gives the cap; at alpha = beta = 0.05 and 99% it
+    is about 3.9 times Wald's expected sample number ``|a| * b / sigma**2`` there, and the
+    next term of the series is negligible that deep in the tail. A test checked once per
+    sample overshoots a bound by about ``0.583 * sigma`` (Siegmund's correction), which
+    stretches the walk's corridor; both bounds are widened by that much, which only
+    matters for wide Elo bounds, where ``sigma`` is large. The result is then multiplied by
+    1.25: the diffusion picture ignores that the LLR of a real tally is noisier than a
+    random walk while the outcome distribution is still being estimated, and simulation
+    (2,000 runs at the worst point, bounds 0, 60) left 1.65% of pentanomial runs undecided
+    at the unmultiplied cap instead of 1%; the margin cuts the tail by a factor of
+    ``127 ** -0.25 ~ 0.3`` at 99%.
+
+    ``variance`` is the per-sample variance of the per-game score. With ``None`` it is
+    taken as ``m * (1 - m)``, the largest any outcome distribution on [0, 1] with mean
+    ``m`` can have (all-or-nothing samples), so the cap holds whatever the game's draw rate
+    or within-pair correlation: it is tight for plain games without draws and generous for
+    duplicate pairs, whose variance is usually far smaller. Pass a measured variance (e.g.
+    from an earlier match between similar bots) for a tighter cap.
+
+    Raises:
+        ValueError: ``variance`` is not positive and finite, or ``confidence`` is not
+        strictly between 0 and 1.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence={confidence} must be between 0 and 1")
+    s0, s1 = score_from_elo(params.elo0), score_from_elo(params.elo1)
+    mid = 0.5 * (s0 + s1)
+    if variance is None:
+        variance = mid * (1.0 - mid)
+    if not (math.isfinite(variance) and variance > 0.0):
+        raise ValueError(f"variance={variance} must be a positive number")
+    sigma = (s1 - s0) / math.sqrt(variance)
+    overshoot = _OVERSHOOT * sigma
+    below = -params.lower_bound + overshoot
+    width = params.upper_bound - params.lower_bound + 2.0 * overshoot
+    decay = math.pi**2 * sigma**2 / (2.0 * width**2)
+    prefactor = 4.0 / math.pi * math.sin(math.pi * below / width)
+    samples = _CAP_SAFETY * math.log(prefactor / (1.0 - confidence)) / decay
+    return max(1, math.ceil(samples))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pitch_referee.stats import (
     MIN_SAMPLES,
@@ -18,6 +21,7 @@ from pitch_referee.stats import (
     parse_sprt,
     score_from_elo,
     sprt,
+    sprt_sample_cap,
 )
 
 # ln(0.05 / 0.95) = -2.944439, the SPRT bounds for alpha = beta = 0.05.
@@ -209,6 +213,65 @@ def test_trinomial_from_scores() -> None:
 # --- SPRT ---------------------------------------------------------------------------------
 
 
+def _brute_force_log_likelihood(weights: list[float], s: float) -> float:
+    """Largest ``sum w_i log p_i`` over distributions on the equally spaced scores with mean s.
+
+    A grid search, independent of the root search in ``stats``: every bin but two is free,
+    the last two follow from ``sum p = 1`` and ``sum a p = s``. A grid centred on the best
+    point so far moves to its best point, and halves its spacing when that is the centre.
+    It starts at an exponentially tilted uniform distribution (found by bisection), which is
+    feasible. Every grid point is a feasible distribution, so the result can only fall
+    short of the true maximum, never exceed it.
+    """
+    size = len(weights)
+    scores = [i / (size - 1) for i in range(size)]
+    j, k = size // 2, size - 1  # solved bins: the middle one and the best one
+    free = [i for i in range(size) if i not in (j, k)]
+
+    def log_likelihood(point: tuple[float, ...]) -> float:
+        probs = [0.0] * size
+        for i, value in zip(free, point, strict=True):
+            probs[i] = value
+        rest_mass = 1.0 - sum(point)
+        rest_score = s - sum(scores[i] * value for i, value in zip(free, point, strict=True))
+        probs[k] = (rest_score - scores[j] * rest_mass) / (scores[k] - scores[j])
+        probs[j] = rest_mass - probs[k]
+        if min(probs) <= 0.0:
+            return -math.inf
+        return sum(w * math.log(p) for w, p in zip(weights, probs, strict=True))
+
+    def tilted(theta: float) -> list[float]:
+        raw = [math.exp(theta * a) for a in scores]
+        return [r / sum(raw) for r in raw]
+
+    def tilted_mean(theta: float) -> float:
+        return sum(a * p for a, p in zip(scores, tilted(theta), strict=True))
+
+    low, high = -100.0, 100.0
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if tilted_mean(mid) < s else (low, mid)
+    center = tuple(tilted(low)[i] for i in free)
+    best = log_likelihood(center)
+    steps = 4 if len(free) > 1 else 16
+    half = min(center) / 2
+    while half > 1e-11:
+        axes = [[c + half * (2 * t / steps - 1) for t in range(steps + 1)] for c in center]
+        value, point = max((log_likelihood(p), p) for p in itertools.product(*axes))
+        if value > best:
+            best, center = value, point
+        else:
+            half /= 2
+    return best
+
+
+def _brute_force_llr(counts: Pentanomial | Trinomial, elo0: float, elo1: float) -> float:
+    weights = [count if count else REGULARIZATION for count in counts.counts]
+    return _brute_force_log_likelihood(weights, score_from_elo(elo1)) - _brute_force_log_likelihood(
+        weights, score_from_elo(elo0)
+    )
+
+
 def test_sprt_bounds() -> None:
     # log(beta/(1-alpha)) = log(0.05/0.95) = -log(19); log((1-beta)/alpha) = log(19).
     result = sprt(Pentanomial(5, 10, 20, 10, 5), 0, 5)
@@ -219,82 +282,141 @@ def test_sprt_bounds() -> None:
     assert other.upper_bound == approx(math.log(0.8 / 0.1))
 
 
+def test_sprt_llr_matches_fishtest_reference_vectors() -> None:
+    # fishtest's own LLRcalc samples, LLR_logistic with logistic Elo bounds (their
+    # LLR_normalized gives 0.30087 on the first, so these are not normalized Elo).
+    assert sprt(Pentanomial(10789, 19328, 33806, 19402, 10543), -3, 1).llr == pytest.approx(
+        2.1310678, abs=1e-6
+    )
+    assert sprt(Pentanomial(39, 2226, 31451, 2412, 40), 0.2, 0.9).llr == pytest.approx(
+        2.1625426, abs=1e-6
+    )
+
+
+def test_one_won_pair_is_weak_evidence() -> None:
+    # H1 (s1 = 0.5287506) can explain a WW pair only slightly better than H0 (s0 = 0.5):
+    # the best distribution of each puts mass near s on WW and the rest on LL, so the LLR is
+    # close to log(s1 / s0) = 0.0559, not the +7.49 of the normal approximation.
+    llr = sprt(Pentanomial(ww=1), 0, 20).llr
+    assert llr == pytest.approx(0.0560, abs=1e-4)
+    assert llr == pytest.approx(_brute_force_llr(Pentanomial(ww=1), 0, 20), abs=1e-7)
+
+
+@pytest.mark.parametrize("bounds", [(0, 20), (0, 30)])
+@pytest.mark.parametrize(
+    "counts",
+    [Pentanomial(ww=1), Pentanomial(dd_wl=3), Trinomial(wins=1), Pentanomial(ll=1)],
+    ids=["one won pair", "three drawn pairs", "one won game", "one lost pair"],
+)
+def test_a_few_samples_stay_undecided(
+    counts: Pentanomial | Trinomial, bounds: tuple[float, float]
+) -> None:
+    result = sprt(counts, *bounds)
+    assert result.decision is None
+    assert abs(result.llr) < 0.5
+
+
+def test_no_tally_of_up_to_ten_pairs_decides_at_0_20() -> None:
+    for n in range(11):
+        for bins in itertools.product(range(n + 1), repeat=4):
+            if sum(bins) <= n:
+                counts = Pentanomial(*bins, n - sum(bins))
+                assert sprt(counts, 0, 20).decision is None, counts
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 20), min_size=3, max_size=3).map(lambda c: Trinomial(*c)),
+    elo0=st.floats(-200, 200),
+    width=st.floats(1, 200),
+)
+def test_trinomial_llr_agrees_with_a_brute_force_grid_search(
+    counts: Trinomial, elo0: float, width: float
+) -> None:
+    if counts.samples:
+        assert sprt(counts, elo0, elo0 + width).llr == pytest.approx(
+            _brute_force_llr(counts, elo0, elo0 + width), abs=1e-7
+        )
+
+
+@pytest.mark.parametrize(
+    ("counts", "elo0", "elo1"),
+    [
+        (Pentanomial(0, 0, 0, 0, 1), 0, 20),
+        (Pentanomial(1, 0, 0, 0, 0), 0, 20),
+        (Pentanomial(0, 0, 3, 0, 0), -10, 30),
+        (Pentanomial(0, 2, 5, 1, 0), 0, 60),
+        (Pentanomial(3, 1, 0, 7, 12), 50, 200),
+    ],
+)
+def test_pentanomial_llr_agrees_with_a_brute_force_grid_search(
+    counts: Pentanomial, elo0: float, elo1: float
+) -> None:
+    assert sprt(counts, elo0, elo1).llr == pytest.approx(
+        _brute_force_llr(counts, elo0, elo1), abs=1e-7
+    )
+
+
 def test_sprt_small_equal_sample_continues() -> None:
-    # [5, 10, 20, 10, 5]: N = 50, mean 0.5, var 0.075 (see test_balanced_pentanomial).
-    # s0 = 0.5, s1 = 1/(1 + 10**(-5/400)) = 0.5071951.
-    # LLR = 50 * (s1 - 0.5) * (1 - 0.5 - s1) / (2 * 0.075) = -50 * 0.0071951**2 / 0.15 = -0.017256.
+    # [5, 10, 20, 10, 5]: N = 50, mean 0.5 = s0, var 0.075 (see test_balanced_pentanomial).
+    # The observed distribution already has mean s0, so it is H0's best; the exact LLR is
+    # within a fraction of a percent of the normal approximation there,
+    # -N * (s1 - 0.5)**2 / (2 * var) = -50 * 0.0071951**2 / 0.15 = -0.017256.
     s1 = score_from_elo(5)
     result = sprt(Pentanomial(5, 10, 20, 10, 5), 0, 5)
-    assert result.llr == approx(-50 * (s1 - 0.5) ** 2 / 0.15)
-    assert result.llr == pytest.approx(-0.017256, abs=1e-6)
+    assert result.llr == pytest.approx(-50 * (s1 - 0.5) ** 2 / 0.15, rel=1e-3)
+    assert result.llr == pytest.approx(-0.0172534, abs=1e-7)
     assert result.decision is None
 
 
 def test_sprt_accepts_h1_for_a_clearly_stronger_bot() -> None:
-    # [1, 3, 6, 10, 20]: N = 40, sum = 3*.25 + 6*.5 + 10*.75 + 20 = 31.25, mean = 0.78125.
-    # squared deviations from 0.78125: 0.6103516, 0.2822266, 0.0791016, 0.0009766, 0.0478516
-    # var = (1*0.6103516 + 3*0.2822266 + 6*0.0791016 + 10*0.0009766 + 20*0.0478516) / 40
-    #     = 2.8984375 / 40 = 0.0724609375.
-    # elo0 = 0, elo1 = 20: s0 = 0.5, s1 = 1/(1 + 10**-0.05) = 0.5287506.
-    # LLR = 40 * 0.0287506 * (1.5625 - 0.5 - 0.5287506) / (2 * 0.0724609375) = 4.2356 > 2.9444.
-    s1 = score_from_elo(20)
-    expected = 40 * (s1 - 0.5) * (2 * 0.78125 - 0.5 - s1) / (2 * 0.0724609375)
-    result = sprt(Pentanomial(1, 3, 6, 10, 20), 0, 20)
-    assert result.llr == approx(expected)
-    assert result.llr == pytest.approx(4.23555, abs=1e-5)
+    # [2, 6, 12, 20, 40]: N = 80, mean 0.78125 (Elo +221) against bounds 0, 20.
+    result = sprt(Pentanomial(2, 6, 12, 20, 40), 0, 20)
+    assert result.llr == pytest.approx(4.0412910, abs=1e-6)
     assert result.decision == "H1"
 
 
 def test_sprt_accepts_h0_for_a_clearly_weaker_bot() -> None:
-    # [20, 40, 30, 8, 2]: N = 100, sum = 40*.25 + 30*.5 + 8*.75 + 2 = 33, mean = 0.33.
-    # var = (20*.33**2 + 40*.08**2 + 30*.17**2 + 8*.42**2 + 2*.67**2) / 100
-    #     = (2.178 + 0.256 + 0.867 + 1.4112 + 0.8978) / 100 = 0.05610.
-    # elo1 = 10: s1 = 0.5143872; LLR = 100 * 0.0143872 * (0.66 - 1.0143872) / 0.1122 = -4.5442.
-    s1 = score_from_elo(10)
-    expected = 100 * (s1 - 0.5) * (0.66 - 0.5 - s1) / (2 * 0.0561)
-    result = sprt(Pentanomial(20, 40, 30, 8, 2), 0, 10)
-    assert result.llr == approx(expected)
+    # [40, 80, 60, 16, 4]: N = 200, mean 0.33 (Elo -123) against bounds 0, 10.
+    result = sprt(Pentanomial(40, 80, 60, 16, 4), 0, 10)
+    assert result.llr == pytest.approx(-5.2037367, abs=1e-6)
     assert result.decision == "H0"
 
 
 def test_trinomial_sprt_both_ways() -> None:
-    # L, D, W = 20, 40, 60: N = 120, mean 2/3, var 5/36 (as in test_skewed_trinomial).
-    # elo0 = -10, elo1 = 10: s0 = 1 - s1, so s0 + s1 = 1 and s1 - s0 = 2*s1 - 1 = 0.0287744.
-    # LLR = 120 * 0.0287744 * (4/3 - 1) / (2 * 5/36) = 120 * 0.0287744 * 1.2 = 4.1435 -> H1.
-    # Mirrored counts give mean 1/3 and exactly the opposite LLR -> H0.
-    s1 = score_from_elo(10)
+    # L, D, W = 20, 40, 60 against -10, 10: mean 2/3 (Elo +120) -> H1. The mirrored tally
+    # against mirrored bounds (s0 = 1 - s1) has exactly the opposite LLR -> H0.
     stronger = sprt(Trinomial(20, 40, 60), -10, 10)
     weaker = sprt(Trinomial(60, 40, 20), -10, 10)
-    assert stronger.llr == approx(120 * (2 * s1 - 1) * 1.2)
+    assert stronger.llr == pytest.approx(3.4531628, abs=1e-6)
     assert stronger.decision == "H1"
     assert weaker.llr == approx(-stronger.llr)
     assert weaker.decision == "H0"
 
 
 def test_llr_grows_linearly_with_the_same_proportions() -> None:
-    # Same mean and variance, twice the samples: N doubles, so does the LLR.
+    # The best distributions depend only on the proportions, so twice the samples give
+    # twice the LLR.
     once = sprt(Trinomial(10, 20, 30), -10, 10).llr
     twice = sprt(Trinomial(20, 40, 60), -10, 10).llr
     assert twice == approx(2 * once)
-    assert once == pytest.approx(2.0718, abs=1e-4)  # 60 * 0.0287744 * 1.2; not yet decided
+    assert once == pytest.approx(1.7265814, abs=1e-6)  # not yet decided
 
 
 def test_sprt_regularizes_empty_bins() -> None:
-    # All wins: the raw variance is 0; empty bins get REGULARIZATION pseudo-counts, so the LLR
-    # is finite and (with mean ~1 far above s1) clearly for H1.
+    # All wins: without pseudo-counts no distribution with mean s0 or s1 < 1 could be fit
+    # to the tally's support; with them the LLR is finite, positive, and grows with N.
     strong = sprt(Pentanomial(ww=50), 0, 5)
     assert math.isfinite(strong.llr)
-    assert strong.decision == "H1"
-    # All draws: regularized mean is exactly 0.5 = s0, so the LLR is finite and negative.
+    assert 0 < strong.llr < sprt(Pentanomial(ww=100), 0, 5).llr
+    # All draws: mean 0.5 = s0, so the LLR is finite and negative.
     drawn = sprt(Pentanomial(dd_wl=10), 0, 5)
     assert math.isfinite(drawn.llr)
     assert drawn.llr < 0
-    # The regularized count enters N: one W, one L, one pseudo-draw in a trinomial.
-    # N = 2.001, mean = 0.5, var = (0.25 + 0.25) / 2.001; s0 = 0.5 -> LLR = -N*(s1-.5)**2/(2var).
-    n = 2 + REGULARIZATION
-    var = 0.5 / n
-    s1 = score_from_elo(5)
-    assert sprt(Trinomial(1, 0, 1), 0, 5).llr == approx(-n * (s1 - 0.5) ** 2 / (2 * var))
+    # The pseudo-counts are weighed like samples: one W, one L, and 1e-3 of a draw.
+    assert sprt(Trinomial(1, 0, 1), 0, 5).llr == pytest.approx(
+        _brute_force_llr(Trinomial(1, 0, 1), 0, 5), abs=1e-9
+    )
 
 
 def test_sprt_on_nothing_is_zero_and_undecided() -> None:
@@ -310,6 +432,43 @@ def test_sprt_rejects_bad_parameters() -> None:
         sprt(Pentanomial(), 0, 5, alpha=0.0)
     with pytest.raises(ValueError, match=r"alpha\+beta"):
         sprt(Pentanomial(), 0, 5, alpha=0.6, beta=0.5)
+
+
+# --- SPRT sample cap -------------------------------------------------------------------------
+
+
+def test_sample_cap_at_alpha_beta_5_percent() -> None:
+    # Bounds +-log(19); worst point m = (s0 + s1) / 2, variance m (1 - m). At 0, 20:
+    # sigma = 0.0287506 / 0.4997931 = 0.0575249, corridor L = 2 log(19) + 2 * 0.583 sigma
+    # = 5.955952; 2 L**2 / (pi**2 sigma**2) * log(4 / (pi * 0.01)) = 10528.6 samples,
+    # times the 1.25 margin = 13160.7 -> 13161 pairs (26,322 games) or games.
+    assert sprt_sample_cap(SprtParams(0, 20)) == 13161
+    assert sprt_sample_cap(SprtParams(0, 10)) == 51999
+    assert sprt_sample_cap(SprtParams(-3, 1)) == 322682
+
+
+def test_sample_cap_grows_as_the_bounds_narrow() -> None:
+    caps = [sprt_sample_cap(SprtParams(0, width)) for width in (200, 100, 60, 20, 10, 5, 1)]
+    assert caps == sorted(caps)
+    assert len(set(caps)) == len(caps)
+    # Roughly as 1 / width**2 once the bounds are narrow.
+    assert caps[-1] / caps[-2] == pytest.approx(25, rel=0.01)
+
+
+def test_sample_cap_grows_with_confidence_and_variance() -> None:
+    params = SprtParams(0, 20)
+    assert sprt_sample_cap(params, confidence=0.9) < sprt_sample_cap(params)
+    assert sprt_sample_cap(params) < sprt_sample_cap(params, confidence=0.999)
+    assert sprt_sample_cap(params, variance=0.0625) < sprt_sample_cap(params)
+    # Expected samples scale with the variance; the cap nearly so (the overshoot term aside).
+    assert sprt_sample_cap(params, variance=0.0625) == pytest.approx(13161 / 4, rel=0.05)
+
+
+def test_sample_cap_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="confidence=1"):
+        sprt_sample_cap(SprtParams(0, 20), confidence=1)
+    with pytest.raises(ValueError, match="variance=0"):
+        sprt_sample_cap(SprtParams(0, 20), variance=0)
 
 
 # --- parse_sprt ----------------------------------------------------------------------------
@@ -333,6 +492,7 @@ def test_parse_sprt_full_and_defaults() -> None:
         ("elo0=5,elo1=0", "elo0=5.0 must be less than elo1=0.0"),
         ("elo0=0,elo1=5,beta=1", "beta=1.0 must be between 0 and 1"),
         ("elo0=0,elo1=nan", "elo1=nan is not a finite number"),
+        ("elo0=0,elo1=7000", "elo1=7000.0 is beyond ±4000 Elo"),
         ("", "'' is not key=value"),
     ],
 )
