@@ -170,7 +170,7 @@ def test_rerun_of_the_random_bot_reports_a_summary(tmp_path):
     assert lines[0] == "seat 2 played by random 1.0"
     assert SUMMARY_LINE.match(lines[-1]), lines[-1]
     differ = int(SUMMARY_LINE.match(lines[-1]).group(1))
-    assert len(lines) == differ + 2  # one line per differing decision
+    assert len(lines) == 2 * differ + 2  # each differing decision, then where the seat stood
 
 
 @pytest.mark.slow
