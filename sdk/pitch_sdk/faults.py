@@ -28,7 +28,7 @@ class FaultKind(enum.StrEnum):
     WRONG_REQUEST = "wrong_request"
     """The answer names a request that was never asked."""
     STALE_ANSWER = "stale_answer"
-    """The answer came for an earlier request, after its time had run out."""
+    """A second answer to a request already answered, while a newer request waits."""
     OVERSIZED = "oversized"
     """The message is over the size limit."""
     ILLEGAL_ACTION = "illegal_action"
