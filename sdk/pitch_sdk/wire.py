@@ -8,12 +8,14 @@ a well-formed action raises ``InvalidActionError``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from ._proto import pitch_pb2 as pb
 from .actions import (
     Action,
     Bid,
+    Decision,
     Discard,
     InvalidActionError,
     NameTrump,
@@ -71,7 +73,17 @@ def options_to_proto(options: RuleOptions) -> pb.RuleOptions:
 
 
 def options_from_proto(message: pb.RuleOptions) -> RuleOptions:
-    return RuleOptions(message.scoring, message.dealer_steal, message.target, message.hand_cap)
+    return _options(message.scoring, message.dealer_steal, message.target, message.hand_cap)
+
+
+# Every view carries the rules, and they never change within a game: both ends keep them.
+_cached_options_message = functools.lru_cache(maxsize=16)(options_to_proto)
+_options = functools.lru_cache(maxsize=16)(RuleOptions)
+
+# Enum lookups by value, without the cost of calling the enum class at every view.
+_PHASES = {phase.value: phase for phase in Phase}
+_DECISIONS = {decision.value: decision for decision in Decision}
+_STOCK_MOVES = {move.value: move for move in StockMove}
 
 
 # --- actions ------------------------------------------------------------------------
@@ -205,7 +217,7 @@ def outcome_from_proto(message: pb.Outcome) -> Outcome:
 def view_to_proto(view: PlayerView) -> pb.PlayerView:
     message = pb.PlayerView(
         seat=view.seat,
-        rules=options_to_proto(view.options),
+        rules=_cached_options_message(view.options),
         hand_number=view.hand_number,
         dealer=view.dealer,
         scores=list(view.scores),
@@ -253,17 +265,15 @@ def _look_to_proto(event: LookEvent) -> pb.LookEvent:
 
 def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> PlayerView:
     """Rebuild the engine's ``PlayerView`` (with ``legal`` as its legal actions)."""
-    from .actions import Decision
-
     return PlayerView(
         seat=message.seat,
         options=options_from_proto(message.rules),
         hand_number=message.hand_number,
         dealer=message.dealer,
         scores=(message.scores[0], message.scores[1]),
-        phase=Phase(message.phase),
+        phase=_PHASES[message.phase],
         to_move=message.to_move,
-        decision=Decision(message.decision) if message.decision else None,
+        decision=_DECISIONS[message.decision] if message.decision else None,
         legal_actions=tuple(legal),
         hand=message.hand,
         hand_sizes=tuple(message.hand_sizes),  # type: ignore[arg-type]
@@ -281,7 +291,7 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         look=tuple(
             LookEvent(
                 event.seat,
-                StockMove(event.move),
+                _STOCK_MOVES[event.move],
                 event.card if event.HasField("card") else None,
                 event.give_up if event.HasField("give_up") else None,
             )
