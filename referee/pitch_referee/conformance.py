@@ -2,28 +2,31 @@
 in time, with a legal action, before it meets anyone in a match?
 
 The bot runs as a real process behind a real referee server on a private Unix socket,
-exactly as in a match (in the sandbox when asked). It is shown a fixed list of positions
-taken from seeded games that the engine plays in this process: the first decision of a
-game, bids (the dealer forced to bid among them), naming trumps, the rare ones (a
-discard down to six, a pick-up from the centre, each choice in the look through the
-stock: a point card that may be taken, a card that may not, the partner on the last
-card, who may not stop), leads and follows, and a play in a later hand. Each position is
-a game of its own for the bot: a ``GameStart``, one ``DecisionRequest`` with the real
-view, legal actions and every event since the game began, and a ``GameEnd`` (a forfeit:
-the check plays no game to its end).
+exactly as in a match (in the sandbox when asked), and is asked through the match's own
+seat for a bot process (``game_loop.RemotePlayer``). It is shown a fixed list of
+positions taken from seeded games that this process plays at the SDK's ``Table``: the
+first decision of a game, bids (the dealer forced to bid among them), naming trumps, the
+rare ones (a discard down to six, a pick-up from the centre, each choice in the look
+through the stock: a point card that may be taken, a card that may not, the partner on
+the last card, who may not stop), leads and follows, and a play in a later hand. Each
+position is a game of its own for the bot: a ``GameStart``, one decision with the real
+view and legal actions and every event the table told the seat since the game began
+(its own cards only, others' stock exchanges hidden), and a game end (a forfeit: the
+check plays no game to its end).
 
 Every answer must come within the per-decision limit (no reserve: a bot that passes
 never needs one), be a well-formed action and be legal. A bot that crashes, hangs or
 disconnects is restarted for the next position, as a match would, up to
-``MAX_RESTARTS`` times; then the check stops and says where. The report gives each
-failure with its position, decision kind and fault kind, and the tail of the bot's
-output for a bot that died, and the latencies: the first decision apart, because it
-includes the bot's warm-up.
+``MAX_RESTARTS`` times; then the check stops and says where. Faults are named as in
+matches (``game_loop.fault_of``). The report gives each failure with its position,
+decision kind and fault kind, and the tail of the bot's output for a bot that died, and
+the latencies: the first decision apart, because it includes the bot's warm-up.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import math
@@ -32,34 +35,35 @@ import random
 import shutil
 import statistics
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from pitch_sdk._proto import pitch_pb2 as pb
-from pitch_sdk.actions import (
-    PASS,
-    Action,
-    InvalidActionError,
-    NameTrump,
-    StockChoice,
-    StockMove,
+from pitch_sdk.actions import PASS, Action, NameTrump, StockChoice, StockMove
+from pitch_sdk.cards import SEATS, TRUMPS, Seat, left_of
+from pitch_sdk.faults import Fault, FaultKind
+from pitch_sdk.rules import GameState
+from pitch_sdk.table import (
+    Answer,
+    Decided,
+    GameStart,
+    HandScored,
+    PlayerInfo,
+    SeatEvent,
+    Table,
+    TableEvent,
+    TimeBudget,
+    TimeControl,
+    Turn,
+    play_in_process,
 )
-from pitch_sdk.cards import TRUMPS, Seat, left_of
-from pitch_sdk.deck import deck_for
-from pitch_sdk.options import RuleOptions
-from pitch_sdk.rules import CHANCE, GameState
-from pitch_sdk.wire import (
-    action_from_proto,
-    action_to_proto,
-    hand_result_to_proto,
-    options_to_proto,
-    outcome_to_proto,
-    view_to_proto,
-)
+from pitch_sdk.views import PlayerView
 
 from .connection import start_server, stop_server
-from .errors import BotError, BotProtocolError, BotStartError, BotTimeoutError
+from .errors import BotStartError, BotTerminatedError
+from .game_loop import RemotePlayer, fault_of
 from .manifest import BotManifest
 from .process import SHUTDOWN_GRACE_S, BotProcess, LocalLauncher, StartOptions
 from .sandbox import SandboxLauncher, SandboxLimits
@@ -73,7 +77,6 @@ _LOG_MARK = "--- pitch check: starting the bot ---"
 """Written to the log before each start, so that a failure shows only its process's output."""
 DECISION_KINDS = ("bid", "trump", "discard", "pickup", "stock", "play")
 STOCK_CHOICES = ("take", "leave", "stop")
-_RESTART_FAULTS = frozenset({"timeout", "crashed", "disconnected"})
 
 
 # --- the positions ----------------------------------------------------------------------
@@ -87,8 +90,8 @@ class Position:
     """What it tests, e.g. ``discard down to six``; unique in the list."""
     state: GameState
     """The game at the decision (not to be changed: copy it)."""
-    events: tuple[tuple, ...]
-    """Everything that happened since the game began (``_event_for`` converts them)."""
+    events: tuple[SeatEvent, ...]
+    """Everything the table told the seat since the game began, as it told it."""
     first_dealer: Seat
     game_seed: str
 
@@ -177,50 +180,82 @@ def positions() -> tuple[Position, ...]:
     """
     found: dict[str, list[Position]] = {slot.name: [] for slot in _SLOTS}
     for game in range(_MAX_GAMES):
-        _play_for_positions(game, found)
+        _SeededGame(game, found).play()
         if all(len(found[slot.name]) >= slot.wanted for slot in _SLOTS):
             break
     missing = [slot.name for slot in _SLOTS if len(found[slot.name]) < slot.wanted]
     if missing:
         raise RuntimeError(f"no position found for: {', '.join(missing)}")
-    chosen = []
-    for slot in _SLOTS:
-        for number, position in enumerate(found[slot.name], 1):
-            name = position.name if slot.wanted == 1 else f"{position.name} #{number}"
-            chosen.append(
-                Position(
-                    name, position.state, position.events, position.first_dealer, position.game_seed
-                )
-            )
-    return tuple(chosen)
+    return tuple(
+        replace(position, name=f"{position.name} #{number}") if slot.wanted > 1 else position
+        for slot in _SLOTS
+        for number, position in enumerate(found[slot.name], 1)
+    )
 
 
-def _play_for_positions(game: int, found: dict[str, list[Position]]) -> None:
-    """Play one seeded game, keeping states that fill an open slot (one slot each)."""
-    seed = f"pitch-check-{game}"
-    rng = random.Random(seed)
-    first_dealer = game % 4
-    state = GameState(RuleOptions(), first_dealer=first_dealer)
-    events: list[tuple] = []
-    while not state.is_over() and state.hand_number <= _MAX_HANDS:
-        seat = state.current_seat()
-        if seat == CHANCE:
-            state.deal(deck_for(seed, state.hand_number + 1))
-            events.append(("deal", state.hand_number, state.dealer, tuple(state.hands)))
-            continue
+class _Stop(Exception):
+    """Ends a seeded game after ``_MAX_HANDS`` hands."""
+
+
+class _SeededGame:
+    """One seeded game at a ``Table``, ``_policy`` in every seat. A decision that fills
+    an open slot (one slot each) is kept, with what the table had told its seat."""
+
+    def __init__(self, game: int, found: dict[str, list[Position]]) -> None:
+        self.seed = f"pitch-check-{game}"
+        self.first_dealer = game % 4
+        self.found = found
+        self.rng = random.Random(self.seed)
+        seats = [_SeededSeat(self) for _ in SEATS]
+        self.table = Table(
+            seats, seed=self.seed, first_dealer=self.first_dealer, watchers=[self._forced]
+        )
+
+    def play(self) -> None:
+        with contextlib.suppress(_Stop):
+            play_in_process(self.table.play())
+
+    def decide(self, told: tuple[SeatEvent, ...]) -> Action:
+        """The policy's action; the decision becomes a position if it fills an open slot
+        (the table asks no forced decision, so none is ever a position)."""
+        state = self.table.state
+        if state.hand_number > _MAX_HANDS:
+            raise _Stop
         legal = state.legal_actions()
-        if len(legal) > 1:  # forced decisions are never asked
-            for slot in _SLOTS:
-                if len(found[slot.name]) < slot.wanted and slot.matches(state, legal):
-                    position = Position(slot.name, state.copy(), tuple(events), first_dealer, seed)
-                    found[slot.name].append(position)
-                    break
-        action = _policy(state, legal, rng)
-        scored = len(state.hand_results)
-        state.apply(action)
-        events.append(("decided", state.hand_number, seat, action, len(legal) == 1))
-        if len(state.hand_results) > scored:
-            events.append(("scored", state.hand_results[-1]))
+        for slot in _SLOTS:
+            if len(self.found[slot.name]) < slot.wanted and slot.matches(state, legal):
+                position = Position(slot.name, state.copy(), told, self.first_dealer, self.seed)
+                self.found[slot.name].append(position)
+                break
+        return _policy(state, legal, self.rng)
+
+    def _forced(self, event: TableEvent) -> None:
+        """The policy draws for forced decisions too, which the table plays without asking
+        its seats: so the seeded games, and the positions, stay the same."""
+        if isinstance(event, Decided) and event.forced:
+            _policy(self.table.state, (event.action,), self.rng)
+
+
+class _SeededSeat:
+    """A seat of a seeded game: it keeps what the table tells it."""
+
+    name, version = "check", ""
+
+    def __init__(self, game: _SeededGame) -> None:
+        self.game = game
+        self.told: list[SeatEvent] = []
+
+    def start(self, game: GameStart) -> None:
+        pass
+
+    def observe(self, event: SeatEvent) -> None:
+        self.told.append(event)
+
+    async def decide(self, turn: Turn) -> Answer:
+        return Answer(self.game.decide(tuple(self.told)), None)
+
+    def end(self, view: PlayerView) -> None:
+        pass
 
 
 def _policy(state: GameState, legal: Sequence[Action], rng: random.Random) -> Action:
@@ -234,23 +269,6 @@ def _policy(state: GameState, legal: Sequence[Action], rng: random.Random) -> Ac
     return rng.choice(legal)
 
 
-def _event_for(entry: tuple, viewer: Seat) -> pb.Event:
-    """An event as ``viewer`` may know it: its own cards, others' stock exchanges hidden."""
-    kind = entry[0]
-    if kind == "deal":
-        _, hand, dealer, hands = entry
-        return pb.Event(hand=hand, deal=pb.Deal(dealer=dealer, hand=hands[viewer]))
-    if kind == "decided":
-        _, hand, seat, action, forced = entry
-        if seat != viewer and isinstance(action, StockChoice) and action.give_up is not None:
-            action = StockChoice(action.move)
-        decided = pb.Decided(seat=seat, action=action_to_proto(action), forced=forced)
-        return pb.Event(hand=hand, decided=decided)
-    result = entry[1]
-    scored = pb.HandScored(result=hand_result_to_proto(result))
-    return pb.Event(hand=result.number, hand_scored=scored)
-
-
 # --- the report -------------------------------------------------------------------------
 
 
@@ -262,7 +280,7 @@ class Failure:
     """The position's name, or ``start`` when the bot did not start."""
     decision: str | None
     """The decision kind asked (bid, trump, discard, pickup, stock, play)."""
-    fault: str
+    fault: FaultKind
     """As in game records: timeout, crashed, malformed, illegal_action, ..."""
     detail: str
     log_tail: tuple[str, ...] = ()
@@ -427,7 +445,7 @@ class _Check:
     def __init__(
         self,
         report: ConformanceReport,
-        spawn: Callable[[], object],
+        spawn: Callable[[], Awaitable[BotProcess]],
         log: Path,
         time_limit_ms: int,
         *,
@@ -442,7 +460,7 @@ class _Check:
         self.bot: BotProcess | None = None
         self.answered = 0
         """Answers from the current process (its first decision includes its warm-up)."""
-        self.restart_faults: list[str] = []
+        self.restart_faults: list[FaultKind] = []
 
     async def run(self, todo: Sequence[Position]) -> None:
         try:
@@ -463,40 +481,38 @@ class _Check:
         if self.bot is not None and self.bot.alive:
             return True
         if self.bot is not None:  # it died after its last answer (at GameEnd, say)
+            fault = await fault_of(BotTerminatedError("the bot's stream closed"), self.bot)
             await self._retire()
             previous = self.report.asked[-1].position if self.report.asked else "start"
-            self._fail(
-                Failure(
-                    position.name,
-                    position.kind,
-                    "crashed",
-                    f"the bot was gone before this position was asked (it died after "
-                    f"answering {previous!r}, e.g. on its GameEnd)",
-                    self._log_tail(),
-                )
+            detail = (
+                f"the bot was gone before this position was asked (it died after "
+                f"answering {previous!r}, e.g. on its GameEnd)"
             )
-            if not self._may_restart(position, "crashed"):
+            self.report.failures.append(
+                Failure(position.name, position.kind, fault.kind, detail, self._log_tail())
+            )
+            if not self._may_restart(position, fault.kind):
                 return False
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("a") as log:
             log.write(f"{_LOG_MARK}\n")
         self.answered = 0
         try:
-            self.bot = await self.spawn()  # type: ignore[misc]
+            self.bot = await self.spawn()
         except BotStartError as error:
-            kind, detail = str(error.kind), str(error)
-            if not self.log_kept:
-                detail = detail.replace(f"; see {self.log}", "")
-            self._fail(Failure("start", None, kind, detail, self._log_tail()))
-            self.report.stopped = (
-                f"the bot did not start ({kind})"
-                if index == 0
-                else f"the bot did not start again after a fault ({kind})"
+            fault = await fault_of(error, BotProcess.failed(self.report.bot, error, self.log))
+            detail = (
+                fault.detail if self.log_kept else fault.detail.replace(f"; see {self.log}", "")
             )
+            self.report.failures.append(
+                Failure("start", None, fault.kind, detail, self._log_tail())
+            )
+            again = "" if index == 0 else " again after a fault"
+            self.report.stopped = f"the bot did not start{again} ({fault.kind})"
             return False
         return True
 
-    def _may_restart(self, position: Position, fault: str) -> bool:
+    def _may_restart(self, position: Position, fault: FaultKind) -> bool:
         self.restart_faults.append(fault)
         if self.report.restarts >= MAX_RESTARTS:
             self.report.stopped = (
@@ -509,122 +525,70 @@ class _Check:
 
     async def _ask(self, position: Position, index: int) -> bool:
         """Put ``position`` to the bot; ``False``: the check stops (too many restarts)."""
-        bot = self.bot
-        assert bot is not None
+        assert self.bot is not None
+        player = RemotePlayer(self.bot)
+        player.start(self._game_start(position, f"check-{index + 1}"))
+        for event in position.events:
+            player.observe(event)
         state, seat = position.state.copy(), position.seat
-        game_id = f"check-{index + 1}"
-        bot.send(pb.RefereeMessage(game_start=self._game_start(position, game_id)))
-        legal = state.legal_actions()
-        request = pb.DecisionRequest(
-            game_id=game_id,
-            view=view_to_proto(state.view(seat)),
-            legal_actions=[action_to_proto(action) for action in legal],
-            time_limit_ms=self.limit_ms,
-            time_reserve_ms=0,
-            events=[_event_for(entry, seat) for entry in position.events],
-        )
-        asked = Asked(position.name, position.kind, seat, position.stock_choices)
+        view = state.view(seat)
         try:
-            answer, seconds = await bot.ask(request, self.limit_ms / 1000)
-        except BotError as error:
-            fault = await self._fault_kind(error)
-            detail = str(error)
-            if fault == "timeout":
-                detail = f"no answer within the limit of {self.limit_ms} ms"
-                if self.answered == 0:
-                    detail += (
-                        " (the process's first decision: do slow start-up work before "
-                        "the Hello, which may take 10 s)"
-                    )
-            elif fault == "crashed" and bot.process is not None:
-                await bot.has_exited(within_s=1.0)
-                detail = bot.death_note() or (
-                    f"the bot's process exited with status {bot.process.returncode}"
-                )
-            restart = fault in _RESTART_FAULTS or not bot.alive
-            if restart:
-                await self._retire()
-            tail = self._log_tail() if restart else ()
-            failure = Failure(position.name, position.kind, fault, detail, tail)
-            self._record(asked, failure=failure)
-            if restart:
-                return self._may_restart(position, fault)
-            self._end_game(state, seat, game_id, None)
-            return True
-        ms = seconds * 1000
+            answer = await player.decide(Turn(view, TimeBudget(self.limit_ms, 0)))
+        except Fault as fault:
+            return await self._faulted(position, player, state, fault)
         self.answered += 1
-        action, failure = self._judge(answer, legal, position)
-        self._record(
-            asked,
-            ms=ms,
-            answer=str(action) if action is not None else None,
-            failure=failure,
-        )
-        self._end_game(state, seat, game_id, action if failure is None else None)
+        failure = None
+        if answer.action not in view.legal_actions:  # as the table would find it
+            detail = _illegal(answer.action, view.legal_actions, position.kind)
+            failure = Failure(position.name, position.kind, FaultKind.ILLEGAL_ACTION, detail)
+        self._record(position, ms=answer.ms, answer=str(answer.action), failure=failure)
+        _end_game(player, state, seat, answer.action if failure is None else None)
         return True
 
-    def _judge(
-        self, answer: pb.Answer, legal: Sequence[Action], position: Position
-    ) -> tuple[Action | None, Failure | None]:
-        """The answer's action, and what is wrong with it."""
+    async def _faulted(
+        self,
+        position: Position,
+        player: RemotePlayer,
+        state: GameState,
+        fault: Fault,
+    ) -> bool:
+        """Record the fault; restart a bot that cannot play on, else end its game."""
+        detail = fault.detail
+        if fault.kind is FaultKind.TIMEOUT:
+            detail = f"no answer within the limit of {self.limit_ms} ms"
+            if self.answered == 0:
+                detail += (
+                    " (the process's first decision: do slow start-up work before "
+                    "the Hello, which may take 10 s)"
+                )
+        if player.answer_ms is not None:  # an answer came, but held no action
+            self.answered += 1
+        restart = fault.kind.needs_restart or not player.bot.alive
+        if restart:
+            await self._retire()
+        tail = self._log_tail() if restart else ()
+        failure = Failure(position.name, position.kind, fault.kind, detail, tail)
+        self._record(position, ms=player.answer_ms, failure=failure)
+        if restart:
+            return self._may_restart(position, fault.kind)
+        _end_game(player, state, position.seat, None)
+        return True
 
-        def fail(fault: str, detail: str) -> Failure:
-            return Failure(position.name, position.kind, fault, detail)
-
-        if not answer.HasField("action"):
-            return None, fail("malformed", "the answer holds no action")
-        try:
-            action = action_from_proto(answer.action)
-        except InvalidActionError as error:
-            return None, fail("malformed", str(error))
-        if action in legal:
-            return action, None
-        if action.decision.name.lower() != position.kind:
-            detail = f"answered {action} to a {position.kind} decision"
-        else:
-            detail = f"{action} is not legal here"
-        return action, fail("illegal_action", f"{detail}; legal are {_shown(legal)}")
-
-    def _game_start(self, position: Position, game_id: str) -> pb.GameStart:
+    def _game_start(self, position: Position, game_id: str) -> GameStart:
         seat = position.seat
-        players = [
-            pb.Player(seat=other, name=self.report.bot if other == seat else "check", version="")
-            for other in range(4)
-        ]
+        players = tuple(
+            PlayerInfo(other, self.report.bot if other == seat else "check", "") for other in SEATS
+        )
         seed = hashlib.sha256(f"{position.game_seed}/{position.name}".encode()).hexdigest()
-        return pb.GameStart(
+        return GameStart(
             game_id=game_id,
             seat=seat,
-            rules=options_to_proto(position.state.options),
+            rules=position.state.options,
             players=players,
             first_dealer=position.first_dealer,
-            time_limit_ms=self.limit_ms,
-            time_reserve_ms=0,
+            time_control=TimeControl(self.limit_ms, 0),
             seed=seed[:32],
         )
-
-    def _end_game(self, state: GameState, seat: Seat, game_id: str, action: Action | None) -> None:
-        """End the position's game: the bot's team wins by forfeit after a good answer,
-        and loses by forfeit after a bad one, as in a match."""
-        assert self.bot is not None
-        events = []
-        if action is not None:
-            scored = len(state.hand_results)
-            hand = state.hand_number
-            state.apply(action)
-            events.append(_event_for(("decided", hand, seat, action, False), seat))
-            if len(state.hand_results) > scored:
-                events.append(_event_for(("scored", state.hand_results[-1]), seat))
-        if not state.is_over():
-            state.forfeit(seat if action is None else left_of(seat))
-        end = pb.GameEnd(
-            game_id=game_id,
-            outcome=outcome_to_proto(state.outcome),
-            scores=list(state.scores),
-            view=view_to_proto(state.view(seat)),
-            events=events,
-        )
-        self.bot.send(pb.RefereeMessage(game_end=end))
 
     async def _shutdown(self) -> None:
         """Send Shutdown and see the bot go, as at the end of a match."""
@@ -638,27 +602,16 @@ class _Check:
                 "then stops it with SIGTERM, and SIGKILL a second later"
             )
 
-    async def _fault_kind(self, error: BotError) -> str:
-        if isinstance(error, BotTimeoutError):
-            return "timeout"
-        if isinstance(error, BotProtocolError):
-            return str(error.kind)
-        assert self.bot is not None
-        return "crashed" if await self.bot.has_exited(within_s=0.5) else "disconnected"
-
     async def _retire(self) -> None:
         if self.bot is not None:
             await self.bot.close("restarting after a fault")  # also flushes its log
             self.bot = None
 
-    def _record(self, asked: Asked, **outcome: object) -> None:
-        done = Asked(asked.position, asked.decision, asked.seat, asked.stock_choices, **outcome)
-        self.report.asked.append(done)  # type: ignore[arg-type]
-        if done.failure is not None:
-            self.report.failures.append(done.failure)
-
-    def _fail(self, failure: Failure) -> None:
-        self.report.failures.append(failure)
+    def _record(self, position: Position, **outcome: Any) -> None:
+        asked = Asked(position.name, position.kind, position.seat, position.stock_choices)
+        self.report.asked.append(replace(asked, **outcome))
+        if outcome.get("failure") is not None:
+            self.report.failures.append(outcome["failure"])
 
     def _log_tail(self) -> tuple[str, ...]:
         """The last lines the current (or last) process wrote."""
@@ -671,6 +624,27 @@ class _Check:
         return tuple(lines[-LOG_TAIL_LINES:])
 
 
-def _shown(legal: Sequence[Action]) -> str:
-    shown = ", ".join(str(action) for action in legal[:8])
-    return shown + (f" ... ({len(legal)} in all)" if len(legal) > 8 else "")
+def _end_game(player: RemotePlayer, state: GameState, seat: Seat, action: Action | None) -> None:
+    """End the position's game: the bot's team wins by forfeit after a good answer (which
+    the bot hears, as its table would tell it), and loses by forfeit after a bad one, as
+    in a match."""
+    if action is not None:
+        hand, scored = state.hand_number, len(state.hand_results)
+        state.apply(action)
+        player.observe(Decided(hand, seat, action, False))
+        if len(state.hand_results) > scored:
+            player.observe(HandScored(state.hand_results[-1]))
+    if not state.is_over():
+        state.forfeit(seat if action is None else left_of(seat))
+    player.end(state.view(seat))
+
+
+def _illegal(action: Action, legal: Sequence[Action], kind: str) -> str:
+    """Why ``action`` is no answer to a ``kind`` decision with these legal actions."""
+    if action.decision.name.lower() != kind:
+        detail = f"answered {action} to a {kind} decision"
+    else:
+        detail = f"{action} is not legal here"
+    shown = ", ".join(str(other) for other in legal[:8])
+    more = f" ... ({len(legal)} in all)" if len(legal) > 8 else ""
+    return f"{detail}; legal are {shown}{more}"

@@ -105,6 +105,8 @@ class RemotePlayer:
         self.game_id = ""
         self.events: list[pb.Event] = []
         """What happened since the bot's last request, as its seat may know it."""
+        self.answer_ms: float | None = None
+        """How long the bot's last answer took, readable or not (``None``: no answer came)."""
 
     @property
     def name(self) -> str:
@@ -131,6 +133,7 @@ class RemotePlayer:
             raise await fault_of(error, self.bot) from None
 
     async def _ask(self, turn: Turn) -> Answer:
+        self.answer_ms = None
         if self.bot.start_error is not None:
             raise self.bot.start_error
         request = pb.DecisionRequest(
@@ -143,9 +146,10 @@ class RemotePlayer:
         )
         self.events = []
         answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000)
+        self.answer_ms = seconds * 1000
         if not answer.HasField("action"):
             raise BotProtocolError("the answer holds no action")
-        return Answer(action_from_proto(answer.action), seconds * 1000)
+        return Answer(action_from_proto(answer.action), self.answer_ms)
 
     def end(self, view: PlayerView) -> None:
         end = pb.GameEnd(

@@ -10,13 +10,14 @@ from pitch_referee.conformance import (
     DECISION_KINDS,
     MAX_RESTARTS,
     STOCK_CHOICES,
-    _event_for,
     check_bot,
     positions,
 )
 from pitch_referee.manifest import BotManifest, load_manifest
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
-from pitch_sdk.actions import StockChoice, StockMove
+from pitch_sdk.actions import Decision, StockChoice, StockMove
+from pitch_sdk.faults import FaultKind
+from pitch_sdk.table import Dealt, Decided
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,17 +94,29 @@ def test_the_positions_cover_every_decision_and_stock_choice_and_never_change() 
     assert len({position.name for position in chosen}) == len(chosen)
     for position in chosen:
         assert len(position.state.legal_actions()) > 1  # forced decisions are never asked
-        assert position.events[0][0] == "deal"
+        assert isinstance(position.events[0], Dealt)
     positions.cache_clear()
     again = positions()
     assert [(p.name, p.state.key()) for p in again] == [(p.name, p.state.key()) for p in chosen]
 
 
-def test_events_hide_other_seats_stock_exchanges() -> None:
-    take = StockChoice(StockMove.TAKE, 12)
-    entry = ("decided", 1, 2, take, False)
-    assert _event_for(entry, 2).decided.action.stock.give_up == 12
-    assert not _event_for(entry, 1).decided.action.stock.HasField("give_up")
+def test_each_position_holds_what_the_table_told_its_seat() -> None:
+    """Its own cards only, and other seats' stock takes without the card given up."""
+    others_takes = 0
+    for position in positions():
+        for event in position.events:
+            if isinstance(event, Dealt):
+                assert event.hands[position.seat] != 0
+                assert not any(event.hands[s] for s in range(4) if s != position.seat)
+            elif (
+                isinstance(event, Decided)
+                and event.seat != position.seat
+                and event.action.decision is Decision.STOCK
+                and event.action.move is StockMove.TAKE  # type: ignore[union-attr]
+            ):
+                assert event.action == StockChoice(StockMove.TAKE), (position.name, event)
+                others_takes += 1
+    assert others_takes  # some bot is shown another seat's take
 
 
 @pytest.mark.slow
@@ -134,7 +147,7 @@ def test_an_illegal_discard_fails_the_discard_only(tmp_path: Path) -> None:
     assert not report.ok
     assert len(report.failures) == 1, [str(failure) for failure in report.failures]
     failure = report.failures[0]
-    assert failure.decision == "discard" and failure.fault == "illegal_action"
+    assert failure.decision == "discard" and failure.fault is FaultKind.ILLEGAL_ACTION
     assert str(failure).startswith("discard down to six (discard): illegal_action: discard - ")
     assert "legal are discard" in failure.detail
     assert {kind for kind, result in report.kinds.items() if result.failed} == {"discard"}
