@@ -356,6 +356,18 @@ def standings_table(lines: list[Standing]) -> RenderableType:
 
 
 @app.command()
+def rerate(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -> None:
+    """Recompute every rating from the stored games: a repair, never needed otherwise.
+
+    Storing games keeps the Elo history, the totals and the fit up to date; this replays
+    all the games, for a database whose rating tables were changed by hand.
+    """
+    with open_ladder(ladder, db) as opened:
+        count = opened.rerate()
+    output_console().print(f"recomputed the ratings from {count} stored games")
+
+
+@app.command()
 def games(
     *,
     bot: Annotated[str | None, typer.Option(help="Only this bot's games.")] = None,

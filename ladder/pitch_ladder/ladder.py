@@ -18,7 +18,6 @@ import os
 import shutil
 import time
 import tomllib
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Executor
 from contextlib import nullcontext
@@ -28,7 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
@@ -41,7 +40,7 @@ from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
 from .executor import local_pool
 from .lock import RunLock
-from .models import Bot, BotVersion, Game, Match
+from .models import Bot, BotVersion, Game, Match, VersionRating
 from .ownership import claim_database, new_ladder_id
 from .runner import (
     Pools,
@@ -51,7 +50,7 @@ from .runner import (
     play_pending,
     schedule_rounds,
 )
-from .standings import Standing, latest_versions, standings, version_label
+from .standings import Standing, latest_versions, rebuild, standings, version_label
 from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_test
 
 LADDER_FILE = "ladder.toml"
@@ -331,26 +330,30 @@ class Ladder:
         return Submission(name, label, self.folder / relative, True, reactivated)
 
     def bots(self) -> list[BotInfo]:
-        """Every bot with its latest version, retired ones included, by name."""
-        a_version, b_version = aliased(BotVersion), aliased(BotVersion)
+        """Every bot with its latest version, retired ones included, by name.
+
+        Counts come from the per-version totals (``version_rating``), not from the games.
+        """
         with Session(self.engine) as session:
-            versions = Counter(session.exec(select(BotVersion.bot_id)).all())
-            games: Counter[int] = Counter()
-            for pair in session.exec(
-                select(a_version.bot_id, b_version.bot_id)
-                .select_from(Game)
-                .join(Match, col(Match.id) == col(Game.match_id))
-                .join(a_version, col(a_version.id) == col(Match.a_version_id))
-                .join(b_version, col(b_version.id) == col(Match.b_version_id))
-            ):
-                games.update(pair)
+            versions = dict(
+                session.exec(
+                    select(BotVersion.bot_id, func.count()).group_by(col(BotVersion.bot_id))
+                ).all()
+            )
+            games = dict(
+                session.exec(
+                    select(BotVersion.bot_id, func.sum(VersionRating.games))
+                    .join(VersionRating, col(VersionRating.version_id) == col(BotVersion.id))
+                    .group_by(col(BotVersion.bot_id))
+                ).all()
+            )
             return [
                 BotInfo(
                     name=bot.name,
                     active=bot.active,
                     version=version_label(version),
-                    versions=versions[bot.id],
-                    games=games[bot.id],
+                    versions=versions.get(bot.id, 0),
+                    games=int(games.get(bot.id) or 0),
                     folder=self.folder / version.folder,
                 )
                 for bot, version in latest_versions(session, include_retired=True)
@@ -486,6 +489,22 @@ class Ladder:
                 "`pitch ladder submit DIR`"
             )
         return lines
+
+    def rerate(self) -> int:
+        """Recompute the ratings from the stored games (a repair); returns the games read.
+
+        Storing games keeps the ratings up to date on its own: this is for a database
+        whose derived tables were changed by hand or damaged. Waits for, or refuses, a
+        run in progress like ``run`` (the run lock).
+
+        Raises:
+            LadderError: another run holds the ladder.
+        """
+        with RunLock(self.folder), Session(self.engine) as session:
+            self.check_database()
+            games = rebuild(session)
+            session.commit()
+        return games
 
     def games(self, bot: str | None = None) -> list[GameInfo]:
         """Stored games in Elo order (round, match id, game id), of one bot if named.

@@ -1,4 +1,8 @@
-"""The ladder's tables: bots, their versions, matches, games, the Elo history, and whose it is.
+"""The ladder's tables: bots, their versions, matches, games, ratings, and whose it is.
+
+The games are the ladder's facts; ``rating_history``, ``version_rating``, ``pair_total``
+and the cached fit (``fit_rating``, ``fit_state``) are derived from them and kept up to
+date as games are stored (``pitch_ladder.standings``), so that no read needs every game.
 
 Each table has a fields-only data model (``...Base``) that validates input; rows are built
 with ``Table.model_validate(...)``, never with the table constructor, which skips
@@ -12,7 +16,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Integer, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, DateTime, Index, Integer, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 SQLModel.metadata.naming_convention = {
@@ -99,6 +103,12 @@ class Match(MatchBase, table=True):
 
 class GameBase(SQLModel):
     match_id: int = Field(foreign_key="match.id", index=True)
+    round: int
+    """The match's round, copied here with its versions so that the ratings and the
+    listings find games by index without joining their matches."""
+    a_version_id: int = Field(foreign_key="bot_version.id")
+    """The match's version A."""
+    b_version_id: int = Field(foreign_key="bot_version.id")
     game_id: str = Field(max_length=64)
     """The game's id within its match, e.g. ``pair-00003-b``."""
     a_team: int
@@ -118,7 +128,10 @@ class GameBase(SQLModel):
 
 
 class Game(GameBase, table=True):
-    __table_args__ = (UniqueConstraint("match_id", "game_id"),)
+    __table_args__ = (
+        UniqueConstraint("match_id", "game_id"),
+        Index("ix_game_round_match_id", "round", "match_id"),
+    )
     id: int | None = Field(default=None, primary_key=True)
 
 
@@ -128,11 +141,73 @@ class RatingHistoryBase(SQLModel):
     """The ``game.id`` after which the version had this rating."""
     rating: float
     """Sequential Elo after the game (see ``pitch_ladder.standings``)."""
+    rating_before: float
+    """Sequential Elo before the game: where a replay from this game on starts."""
 
 
 class RatingHistory(RatingHistoryBase, table=True):
     __tablename__ = "rating_history"
     __table_args__ = (UniqueConstraint("version_id", "game_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+
+
+class VersionRatingBase(SQLModel):
+    version_id: int = Field(foreign_key="bot_version.id", primary_key=True)
+    elo: float
+    """Sequential Elo after the version's last game in the Elo order."""
+    games: int
+    wins: int
+    losses: int
+    draws: int
+
+
+class VersionRating(VersionRatingBase, table=True):
+    """A version's current Elo and results: one row per version that has played."""
+
+    __tablename__ = "version_rating"
+
+
+class PairTotalBase(SQLModel):
+    a_version_id: int = Field(foreign_key="bot_version.id", primary_key=True)
+    """The lower version id of the two."""
+    b_version_id: int = Field(foreign_key="bot_version.id", primary_key=True)
+    games: int
+    a_points: float
+    """What the lower version scored in those games (a draw is half a point)."""
+
+
+class PairTotal(PairTotalBase, table=True):
+    """Every game between two versions, summed: all the Bradley-Terry fit reads."""
+
+    __tablename__ = "pair_total"
+
+
+class FitRatingBase(SQLModel):
+    version_id: int = Field(foreign_key="bot_version.id", primary_key=True)
+    rating: float
+    lower: float
+    upper: float
+    games: int
+    group_index: int
+    """Which of the fit's groups (``ratings.connected_groups`` order) the version is in."""
+
+
+class FitRating(FitRatingBase, table=True):
+    """The last Bradley-Terry fit, per version: valid while ``fit_state`` says so."""
+
+    __tablename__ = "fit_rating"
+
+
+class FitStateBase(SQLModel):
+    through_game_id: int | None = None
+    """The newest ``game.id`` when the fit was computed (None: there was no game)."""
+    fitted_at: datetime = _timestamp(default_factory=now)
+
+
+class FitState(FitStateBase, table=True):
+    """One row (id 1): which games ``fit_rating`` holds the fit of."""
+
+    __tablename__ = "fit_state"
     id: int | None = Field(default=None, primary_key=True)
 
 

@@ -1,7 +1,8 @@
 """Ladder ratings from finished games: sequential Elo and a Bradley-Terry maximum-likelihood fit.
 
-This module owns how the ladder turns game results into ratings. It is pure math (the
-standard library plus the logistic Elo helpers of ``pitch_referee.stats``): no database, no I/O.
+This module owns how the ladder turns game results into ratings. It is pure math (numpy for
+the fit's linear algebra, and the logistic Elo helpers of ``pitch_referee.stats``): no
+database, no I/O.
 
 A game is ``(a, b, score_a)``: bot A's team against bot B's team (each partnership team is
 two copies of one bot), with A's score 1 for a win, 0.5 for a draw and 0 for a loss.
@@ -12,6 +13,12 @@ two bots with the same results can end up far apart. The Bradley-Terry fit uses 
 game at once, ignores order, and comes with a 95% interval per bot, so it is the one to
 rank by.
 
+The fit needs only how many games each pair of bots played and how many points each side
+scored (a ``Pairing``), never the games one by one: the ladder keeps those sums up to date
+as games are stored, so a fit costs the same at a thousand games and at a million, and
+about the cube of the number of bots (a dense solve per Newton step: well under a second
+at a thousand bots).
+
 A rating compares bots only through the games that connect them. Bots whose results do
 not connect (``connected_groups``: groups that never met, directly or through other bots)
 have no common scale, so ``bradley_terry_by_group`` fits each group on its own.
@@ -20,14 +27,19 @@ have no common scale, so ``bradley_terry_by_group`` fits each group on its own.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
+
+import numpy as np
+from numpy.typing import ArrayLike
 
 from pitch_referee.stats import Z_95, score_from_elo
 
 Game: TypeAlias = tuple[str, str, float]
-_Matrix: TypeAlias = list[list[float]]
+Pairing: TypeAlias = tuple[str, str, float, float]
+"""``(a, b, games, points_a)``: every game between bots A and B, with A's total score
+(a draw is half a point each); B scored ``games - points_a``."""
 
 INITIAL_RATING = 1500.0
 """Rating of a bot before its first game, and the mean of every Bradley-Terry fit."""
@@ -63,22 +75,44 @@ def _check_game(a: str, b: str, score_a: float) -> None:
         raise ValueError(f"score of {a!r} against {b!r} must be 0, 0.5 or 1, got {score_a}")
 
 
+def elo_step(
+    rating_a: float, rating_b: float, score_a: float, k: float = K_FACTOR
+) -> tuple[float, float]:
+    """A's and B's ratings after one game: A gains ``k * (score_a - expected)``, B loses it."""
+    delta = k * (score_a - expected_score(rating_a, rating_b))
+    return rating_a + delta, rating_b - delta
+
+
+def apply_elo(
+    ratings: MutableMapping[str, float], a: str, b: str, score_a: float, k: float = K_FACTOR
+) -> None:
+    """``update_elo`` in place: only A's and B's entries change, whatever the table's size.
+
+    Raises:
+        ValueError: ``a == b`` or ``score_a`` is not 0, 0.5 or 1.
+    """
+    _check_game(a, b, score_a)
+    ratings[a], ratings[b] = elo_step(
+        ratings.get(a, INITIAL_RATING), ratings.get(b, INITIAL_RATING), score_a, k
+    )
+
+
 def update_elo(
     ratings: Mapping[str, float], a: str, b: str, score_a: float, k: float = K_FACTOR
 ) -> dict[str, float]:
     """Ratings after one game, as a new dict; ``ratings`` is not modified.
 
     A bot not yet in ``ratings`` starts at ``INITIAL_RATING``. A gains
-    ``k * (score_a - expected)`` and B loses the same, so the total is conserved.
+    ``k * (score_a - expected)`` and B loses the same, so the total is conserved. The copy
+    costs the size of the table: to replay games, use ``apply_elo`` (or ``elo_from_games``),
+    which changes two entries per game.
 
     Raises:
         ValueError: ``a == b`` or ``score_a`` is not 0, 0.5 or 1.
     """
-    _check_game(a, b, score_a)
-    rating_a = ratings.get(a, INITIAL_RATING)
-    rating_b = ratings.get(b, INITIAL_RATING)
-    delta = k * (score_a - expected_score(rating_a, rating_b))
-    return {**ratings, a: rating_a + delta, b: rating_b - delta}
+    after = dict(ratings)
+    apply_elo(after, a, b, score_a, k)
+    return after
 
 
 def elo_from_games(games: Iterable[Game], k: float = K_FACTOR) -> dict[str, float]:
@@ -89,7 +123,7 @@ def elo_from_games(games: Iterable[Game], k: float = K_FACTOR) -> dict[str, floa
     """
     ratings: dict[str, float] = {}
     for a, b, score_a in games:
-        ratings = update_elo(ratings, a, b, score_a, k)
+        apply_elo(ratings, a, b, score_a, k)
     return ratings
 
 
@@ -103,146 +137,224 @@ class Rating:
     games: int
 
 
+def pairings(games: Iterable[Game]) -> list[Pairing]:
+    """``games`` summed per pair of bots (the first name of each pair first), sorted.
+
+    Raises:
+        ValueError: a malformed game (see ``update_elo``).
+    """
+    sums: dict[tuple[str, str], list[float]] = {}
+    for a, b, score_a in games:
+        _check_game(a, b, score_a)
+        key, points = ((a, b), score_a) if a < b else ((b, a), 1.0 - score_a)
+        pair = sums.setdefault(key, [0.0, 0.0])
+        pair[0] += 1.0
+        pair[1] += points
+    return [(a, b, played, points) for (a, b), (played, points) in sorted(sums.items())]
+
+
 @dataclass(frozen=True, slots=True)
 class _Table:
-    """Games aggregated per ordered pair of bots (indices into the sorted ``bots``)."""
+    """Pairings as arrays: pair ``k`` is bots ``first[k] < second[k]`` (indices into the
+    sorted ``bots``), who played ``played[k]`` games in which the first scored
+    ``points[k]``. Each pair appears once, in the order of ``(first, second)``."""
 
-    bots: list[str]
-    points: _Matrix  # points[i][j]: what bot i scored against bot j
-    played: _Matrix  # played[i][j]: games between bots i and j
+    bots: list[Any]
+    first: np.ndarray
+    second: np.ndarray
+    played: np.ndarray
+    points: np.ndarray
+
+    @property
+    def games(self) -> np.ndarray:
+        """Real games per bot."""
+        size = len(self.bots)
+        return np.bincount(self.first, self.played, size) + np.bincount(
+            self.second, self.played, size
+        )
+
+    def part(self, members: np.ndarray) -> _Table:
+        """The table of the bots ``members`` (ascending indices) and the pairs among them."""
+        inside = np.isin(self.first, members)
+        index = np.zeros(len(self.bots), dtype=np.intp)
+        index[members] = np.arange(len(members))
+        return _Table(
+            [self.bots[i] for i in members.tolist()],
+            index[self.first[inside]],
+            index[self.second[inside]],
+            self.played[inside],
+            self.points[inside],
+        )
 
 
-def _tabulate(games: Iterable[Game]) -> _Table:
-    listed = list(games)
-    for a, b, score_a in listed:
-        _check_game(a, b, score_a)
-    bots = sorted({bot for a, b, _ in listed for bot in (a, b)})
-    index = {bot: i for i, bot in enumerate(bots)}
-    points = [[0.0] * len(bots) for _ in bots]
-    played = [[0.0] * len(bots) for _ in bots]
-    for a, b, score_a in listed:
-        i, j = index[a], index[b]
-        points[i][j] += score_a
-        points[j][i] += 1.0 - score_a
-        played[i][j] += 1.0
-        played[j][i] += 1.0
-    return _Table(bots, points, played)
+def _tabulate(a: ArrayLike, b: ArrayLike, played: ArrayLike, points_a: ArrayLike) -> _Table:
+    """The canonical table of pairings given as arrays (bots are any sortable labels: names,
+    version ids): pairs merged, put in order, and without those that played no game, so the
+    fit does not depend on the order of the games.
+
+    Raises:
+        ValueError: a pairing of a bot with itself.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    played, points_a = np.asarray(played, dtype=float), np.asarray(points_a, dtype=float)
+    if len(a) and (same := np.flatnonzero(a == b)).size:
+        raise ValueError(f"a game needs two different bots, got {a[same[0]].item()!r} twice")
+    some = played > 0
+    a, b, played, points_a = a[some], b[some], played[some], points_a[some]
+    bots, index = np.unique(np.concatenate([a, b]), return_inverse=True)
+    i, j = index[: len(a)], index[len(a) :]
+    swap = i > j
+    first, second = np.where(swap, j, i), np.where(swap, i, j)
+    points = np.where(swap, played - points_a, points_a)
+    keys, pair = np.unique(first * len(bots) + second, return_inverse=True)
+    return _Table(
+        bots.tolist(),
+        (keys // len(bots)).astype(np.intp),
+        (keys % len(bots)).astype(np.intp),
+        np.bincount(pair, played, len(keys)),
+        np.bincount(pair, points, len(keys)),
+    )
 
 
-def _log_likelihood(table: _Table, theta: list[float]) -> float:
+def _tabulate_pairings(pairs: Iterable[Pairing]) -> _Table:
+    listed = list(pairs)
+    if not listed:
+        return _tabulate([], [], [], [])
+    a, b, played, points = zip(*listed, strict=True)
+    return _tabulate(list(a), list(b), played, points)
+
+
+def _components(table: _Table) -> list[np.ndarray]:
+    """The bots of ``table`` (indices) in groups that its pairs connect, as
+    ``connected_groups`` orders them.
+
+    Each bot takes the smallest label among its neighbours' until nothing changes (with
+    pointer jumping): a few passes over the pairs, each a vectorized one.
+    """
+    labels = np.arange(len(table.bots))
+    while True:
+        low = np.minimum(labels[table.first], labels[table.second])
+        lowered = labels.copy()
+        np.minimum.at(lowered, table.first, low)
+        np.minimum.at(lowered, table.second, low)
+        lowered = lowered[lowered]
+        if np.array_equal(lowered, labels):
+            break
+        labels = lowered
+    order = np.argsort(labels, kind="stable")
+    roots, starts = np.unique(labels[order], return_index=True)
+    groups = np.split(order, starts[1:]) if len(roots) else []
+    return sorted(groups, key=lambda group: (-len(group), table.bots[group[0]]))
+
+
+def _log_likelihood(table: _Table, theta: np.ndarray) -> float:
     """Log-likelihood of the ratings ``theta``, prior draws included (draws = half wins)."""
-    total = 0.0
-    for i, row in enumerate(table.points):
-        for j, points in enumerate(row):
-            if points:
-                total += points * math.log(expected_score(theta[i], theta[j]))
-        q = expected_score(theta[i], INITIAL_RATING)
-        total += PRIOR_DRAWS * 0.5 * (math.log(q) + math.log(1.0 - q))
-    return total
+    x = _BETA * (theta[table.first] - theta[table.second])
+    # log p = -log(1 + e^-x) and log (1 - p) = -log(1 + e^x), finite however far apart.
+    games = table.points * np.logaddexp(0.0, -x) + (table.played - table.points) * np.logaddexp(
+        0.0, x
+    )
+    prior = _BETA * (theta - INITIAL_RATING)
+    priors = np.logaddexp(0.0, -prior) + np.logaddexp(0.0, prior)
+    return float(-games.sum() - PRIOR_DRAWS * 0.5 * priors.sum())
 
 
-def _gradient_and_information(table: _Table, theta: list[float]) -> tuple[list[float], _Matrix]:
+def _gradient_and_information(table: _Table, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Gradient of the log-likelihood and the observed information (minus the Hessian)."""
-    n = len(theta)
-    gradient = [0.0] * n
-    information = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        q = expected_score(theta[i], INITIAL_RATING)
-        gradient[i] = _BETA * PRIOR_DRAWS * (0.5 - q)
-        information[i][i] = _BETA**2 * PRIOR_DRAWS * q * (1.0 - q)
-        for j in range(n):
-            if j == i or not table.played[i][j]:
-                continue
-            p = expected_score(theta[i], theta[j])
-            gradient[i] += _BETA * (table.points[i][j] - table.played[i][j] * p)
-            weight = _BETA**2 * table.played[i][j] * p * (1.0 - p)
-            information[i][i] += weight
-            information[i][j] -= weight
+    size = len(theta)
+    q = _expected(theta - INITIAL_RATING)
+    p = _expected(theta[table.first] - theta[table.second])
+    residual = table.points - table.played * p  # what the first bot scored above expectation
+    gradient = _BETA * (
+        PRIOR_DRAWS * (0.5 - q)
+        + np.bincount(table.first, residual, size)
+        - np.bincount(table.second, residual, size)
+    )
+    weight = _BETA**2 * table.played * p * (1.0 - p)
+    information = np.zeros((size, size))
+    information[table.first, table.second] = -weight  # each pair once: no sums needed
+    information[table.second, table.first] = -weight
+    diagonal = (
+        _BETA**2 * PRIOR_DRAWS * q * (1.0 - q)
+        + np.bincount(table.first, weight, size)
+        + np.bincount(table.second, weight, size)
+    )
+    information[np.diag_indices(size)] = diagonal
     return gradient, information
 
 
-def _reduce(gradient: list[float], information: _Matrix) -> tuple[list[float], _Matrix]:
+def _expected(difference: np.ndarray) -> np.ndarray:
+    """``expected_score`` of rating differences, elementwise."""
+    return 1.0 / (1.0 + np.exp(-_BETA * difference))
+
+
+def _reduce(gradient: np.ndarray, information: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Gradient and information for the first n-1 ratings, the last one pinned by the mean.
 
     With ``theta_last = n * INITIAL_RATING - sum(others)``, the chain rule gives
     ``g_k - g_last`` and ``J_kl - J_k,last - J_last,l + J_last,last``.
     """
     last = len(gradient) - 1
-    reduced_gradient = [gradient[k] - gradient[last] for k in range(last)]
-    reduced_information = [
-        [
-            information[k][col]
-            - information[k][last]
-            - information[last][col]
-            + information[last][last]
-            for col in range(last)
-        ]
-        for k in range(last)
-    ]
-    return reduced_gradient, reduced_information
+    reduced = (
+        information[:last, :last]
+        - information[:last, last][:, None]
+        - information[last, :last][None, :]
+        + information[last, last]
+    )
+    return gradient[:last] - gradient[last], reduced
 
 
-def _invert(matrix: _Matrix) -> _Matrix:
-    """Inverse of a square matrix by Gauss-Jordan elimination with partial pivoting.
+def _invert(matrix: np.ndarray) -> np.ndarray:
+    """Inverse of a square matrix (LAPACK, through numpy).
 
     Raises:
         ValueError: the matrix is singular.
     """
-    n = len(matrix)
-    augmented = [[*row, *(float(i == r) for i in range(n))] for r, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(augmented[r][col]))
-        if augmented[pivot][col] == 0.0:
-            raise ValueError("matrix is singular")
-        augmented[col], augmented[pivot] = augmented[pivot], augmented[col]
-        scale = augmented[col][col]
-        augmented[col] = [value / scale for value in augmented[col]]
-        for r in range(n):
-            factor = augmented[r][col]
-            if r != col and factor:
-                augmented[r] = [
-                    x - factor * y for x, y in zip(augmented[r], augmented[col], strict=True)
-                ]
-    return [row[n:] for row in augmented]
+    try:
+        return np.linalg.inv(np.asarray(matrix, dtype=float))
+    except np.linalg.LinAlgError:
+        raise ValueError("matrix is singular") from None
 
 
-def _newton_step(table: _Table, theta: list[float]) -> list[float]:
+def _newton_step(table: _Table, theta: np.ndarray) -> np.ndarray:
     """Newton direction for ``theta`` that keeps the mean rating fixed."""
-    gradient, information = _gradient_and_information(table, theta)
-    reduced_gradient, reduced_information = _reduce(gradient, information)
-    inverse = _invert(reduced_information)
-    step = [sum(x * g for x, g in zip(row, reduced_gradient, strict=True)) for row in inverse]
-    return [*step, -sum(step)]
+    reduced_gradient, reduced_information = _reduce(*_gradient_and_information(table, theta))
+    try:
+        step = np.linalg.solve(reduced_information, reduced_gradient)
+    except np.linalg.LinAlgError:
+        raise ValueError("matrix is singular") from None
+    return np.append(step, -step.sum())
 
 
-def _line_search(table: _Table, theta: list[float], step: list[float]) -> list[float]:
+def _line_search(
+    table: _Table, theta: np.ndarray, step: np.ndarray, base: float
+) -> tuple[np.ndarray, float]:
     """Halve ``step`` until it does not lower the likelihood (Newton can overshoot far out).
 
+    ``base`` is the log-likelihood at ``theta``; returns the new ratings and theirs.
     Rounding slack is allowed: near the optimum a good step changes the likelihood by less
     than floating-point noise, and rejecting it would stall the fit.
     """
-    base = _log_likelihood(table, theta)
     floor = base - _ROUNDING_SLACK * (1.0 + abs(base))
     scale = 1.0
     for _ in range(_MAX_HALVINGS):
-        candidate = [t + scale * s for t, s in zip(theta, step, strict=True)]
-        if _log_likelihood(table, candidate) >= floor:
-            return candidate
+        candidate = theta + scale * step
+        likelihood = _log_likelihood(table, candidate)
+        if likelihood >= floor:
+            return candidate, likelihood
         scale /= 2.0
-    return theta
+    return theta, base
 
 
-def _variances(table: _Table, theta: list[float]) -> list[float]:
+def _variances(table: _Table, theta: np.ndarray) -> np.ndarray:
     """Variance of each rating: the inverse observed information under the mean constraint.
 
     The first n-1 variances are the diagonal of the inverted reduced information; the last
     rating is minus the sum of the others (plus a constant), so its variance is the sum of
     every entry.
     """
-    gradient, information = _gradient_and_information(table, theta)
-    covariance = _invert(_reduce(gradient, information)[1])
-    diagonal = [covariance[k][k] for k in range(len(covariance))]
-    return [*diagonal, sum(map(sum, covariance))]
+    covariance = _invert(_reduce(*_gradient_and_information(table, theta))[1])
+    return np.append(np.diagonal(covariance), covariance.sum())
 
 
 def bradley_terry(
@@ -257,7 +369,8 @@ def bradley_terry(
     need the information matrix anyway, and Newton converges in a handful of steps; they
     stop once no rating moves more than ``tolerance`` Elo. The interval is
     ``rating ± Z_95 * sqrt(variance)`` from the inverse observed information. The result
-    does not depend on the order of ``games``.
+    does not depend on the order of ``games``: it is ``bradley_terry_pairings`` of their
+    ``pairings``.
 
     Bots in different ``connected_groups`` get numbers on one scale only through the prior
     and the common mean, which says nothing about how they compare: use
@@ -267,27 +380,44 @@ def bradley_terry(
         ValueError: a malformed game (see ``update_elo``).
         RuntimeError: no convergence within ``max_iterations`` Newton steps.
     """
-    table = _tabulate(games)
+    return bradley_terry_pairings(
+        pairings(games), tolerance=tolerance, max_iterations=max_iterations
+    )
+
+
+def bradley_terry_pairings(
+    pairs: Iterable[Pairing], *, tolerance: float = 1e-6, max_iterations: int = 100
+) -> dict[str, Rating]:
+    """``bradley_terry`` from the games summed per pair of bots (``Pairing``s).
+
+    Raises:
+        ValueError: a pairing of a bot with itself.
+        RuntimeError: no convergence within ``max_iterations`` Newton steps.
+    """
+    return _fit(_tabulate_pairings(pairs), tolerance, max_iterations)
+
+
+def _fit(table: _Table, tolerance: float = 1e-6, max_iterations: int = 100) -> dict[Any, Rating]:
     if not table.bots:
         return {}
-    theta = [INITIAL_RATING] * len(table.bots)
+    theta = np.full(len(table.bots), INITIAL_RATING)
+    likelihood = _log_likelihood(table, theta)
     for _ in range(max_iterations):
         step = _newton_step(table, theta)
-        if max(map(abs, step)) < tolerance:
-            return _ratings(table, [t + s for t, s in zip(theta, step, strict=True)])
-        theta = _line_search(table, theta, step)
+        if np.abs(step).max() < tolerance:
+            return _ratings(table, theta + step)
+        theta, likelihood = _line_search(table, theta, step, likelihood)
     raise RuntimeError(f"Bradley-Terry fit did not converge in {max_iterations} iterations")
 
 
-def _ratings(table: _Table, theta: list[float]) -> dict[str, Rating]:
-    ratings = {}
-    for i, (bot, rating, variance) in enumerate(
-        zip(table.bots, theta, _variances(table, theta), strict=True)
-    ):
-        half_width = Z_95 * math.sqrt(variance)
-        games = round(sum(table.played[i]))
-        ratings[bot] = Rating(rating, rating - half_width, rating + half_width, games)
-    return ratings
+def _ratings(table: _Table, theta: np.ndarray) -> dict[Any, Rating]:
+    half_widths = Z_95 * np.sqrt(_variances(table, theta))
+    return {
+        bot: Rating(rating, rating - half_width, rating + half_width, round(games))
+        for bot, rating, half_width, games in zip(
+            table.bots, theta.tolist(), half_widths.tolist(), table.games.tolist(), strict=True
+        )
+    }
 
 
 def connected_groups(games: Iterable[Game]) -> list[list[str]]:
@@ -305,23 +435,8 @@ def connected_groups(games: Iterable[Game]) -> list[list[str]]:
     Raises:
         ValueError: a malformed game (see ``update_elo``).
     """
-    parent: dict[str, str] = {}
-
-    def root(bot: str) -> str:
-        while parent[bot] != bot:
-            parent[bot] = parent[parent[bot]]
-            bot = parent[bot]
-        return bot
-
-    for a, b, score_a in games:
-        _check_game(a, b, score_a)
-        parent.setdefault(a, a)
-        parent.setdefault(b, b)
-        parent[root(a)] = root(b)
-    groups: dict[str, list[str]] = {}
-    for bot in sorted(parent):
-        groups.setdefault(root(bot), []).append(bot)
-    return sorted(groups.values(), key=lambda group: (-len(group), group[0]))
+    table = _tabulate_pairings(pairings(games))
+    return [[table.bots[i] for i in group.tolist()] for group in _components(table)]
 
 
 def bradley_terry_by_group(games: Iterable[Game]) -> dict[str, Rating]:
@@ -335,12 +450,47 @@ def bradley_terry_by_group(games: Iterable[Game]) -> dict[str, Rating]:
         ValueError: a malformed game (see ``update_elo``).
         RuntimeError: a group's fit did not converge.
     """
-    listed = list(games)
-    group_of = {bot: i for i, group in enumerate(connected_groups(listed)) for bot in group}
-    by_group: dict[int, list[Game]] = {}
-    for game in listed:
-        by_group.setdefault(group_of[game[0]], []).append(game)
-    fits: dict[str, Rating] = {}
-    for group_games in by_group.values():
-        fits.update(bradley_terry(group_games))
-    return dict(sorted(fits.items()))
+    return fit_by_group(pairings(games)).ratings
+
+
+@dataclass(frozen=True, slots=True)
+class GroupFit:
+    """``fit_by_group``: each bot's rating within its group, and the groups."""
+
+    ratings: dict[Any, Rating]
+    """By bot, in the order of the bots."""
+    groups: list[list[Any]]
+    """``connected_groups``: largest first, each in the order of the bots."""
+
+
+def fit_by_group(pairs: Iterable[Pairing]) -> GroupFit:
+    """``bradley_terry_by_group`` from the games summed per pair of bots (``Pairing``s).
+
+    Raises:
+        ValueError: a pairing of a bot with itself.
+        RuntimeError: a group's fit did not converge.
+    """
+    return _fit_by_group(_tabulate_pairings(pairs))
+
+
+def fit_arrays_by_group(
+    a: ArrayLike, b: ArrayLike, played: ArrayLike, points_a: ArrayLike
+) -> GroupFit:
+    """``fit_by_group`` of pairings given as four arrays (``Pairing``'s fields), as a
+    database returns them: bots are any sortable labels (the ladder uses version ids).
+
+    Raises:
+        ValueError: a pairing of a bot with itself.
+        RuntimeError: a group's fit did not converge.
+    """
+    return _fit_by_group(_tabulate(a, b, played, points_a))
+
+
+def _fit_by_group(table: _Table) -> GroupFit:
+    groups = _components(table)
+    fits: dict[Any, Rating] = {}
+    for group in groups:
+        fits.update(_fit(table.part(group) if len(groups) > 1 else table))
+    return GroupFit(
+        dict(sorted(fits.items())), [[table.bots[i] for i in group.tolist()] for group in groups]
+    )

@@ -144,6 +144,8 @@ class _Running:
     round: int
     a: str
     b: str
+    a_version_id: int
+    b_version_id: int
     a_folder: str
     b_folder: str
     settings: dict[str, Any]
@@ -241,6 +243,8 @@ def _pending(engine: Engine) -> list[_Running]:
                     round=match.round,
                     a=a,
                     b=b,
+                    a_version_id=match.a_version_id,
+                    b_version_id=match.b_version_id,
                     a_folder=a_folder,
                     b_folder=b_folder,
                     settings=match.settings,
@@ -457,6 +461,9 @@ def _game_row(ladder: Path, found: _Found) -> Game:
     return Game.model_validate(
         {
             "match_id": found.match.match_id,
+            "round": found.match.round,
+            "a_version_id": found.match.a_version_id,
+            "b_version_id": found.match.b_version_id,
             "game_id": spec.game_id,
             "a_team": spec.a_team,
             "a_score": outcome.a_score,

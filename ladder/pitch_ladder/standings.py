@@ -1,47 +1,68 @@
-"""Ratings from the stored games: the Elo history and the standings table.
+"""Ratings from the stored games: kept up to date as games are stored, read by the standings.
 
 Players are bot *versions*: a new version is a new player and starts afresh.
 
-Sequential Elo (``ratings.update_elo``: initial 1500, K = 16) is replayed over every
-stored game in one fixed order, ``GAME_ORDER``: round, then match id (matches are
-created in round-robin order when a round is scheduled), then the game's id within its
-match (``pair-00000-a`` before ``pair-00000-b``). The order does not depend on when a
-game finished or was imported, so the same games always give the same ratings, however
-a run was interrupted and resumed or however many workers played it.
+Sequential Elo (``ratings.elo_step``: initial 1500, K = 16) runs over every stored game
+in one fixed order, ``GAME_ORDER``: round, then match id (matches are created in
+round-robin order when a round is scheduled), then the game's id within its match
+(``pair-00000-a`` before ``pair-00000-b``). The order does not depend on when a game
+finished or was imported, so the same games always give the same ratings, however a run
+was interrupted and resumed or however many workers played it.
 
-The rating after each game is kept in ``rating_history``. When games are imported out of
-order (parallel matches finish in any order), the history is recomputed from the first
-new game on, in the same transaction as the import.
+Everything the standings show is kept in tables that storing a game updates, in the same
+transaction (``rerate``), so that no read needs every game and storing a game costs the
+same however long the history:
+
+- ``rating_history``: each version's rating before and after each of its games;
+- ``version_rating``: each version's current Elo, games, wins, losses and draws;
+- ``pair_total``: the games between two versions, summed: all the fit reads.
+
+When games are imported out of order (parallel matches finish in any order), the Elo
+history is recomputed from the first new game on, starting from the ratings stored
+before it: only the games after it are read, normally a few (matches are imported as
+they finish, in about the order they were scheduled). ``rebuild`` recomputes all of it
+from the games, as a repair (``pitch ladder rerate``).
 
 The standings rank by the Bradley-Terry maximum-likelihood fit of all games
-(``ratings.bradley_terry_by_group``), which ignores their order, so two bots with the same
-results always get the same rating and the same rank; the sequential Elo is shown beside
-it. Bots whose results do not connect (groups that never met, directly or through other
-bots, ``ratings.connected_groups``) have no common scale: each group is fitted and ranked
-on its own, and each line says which group it is in.
+(``ratings.fit_arrays_by_group`` of the pair totals), which ignores their order, so two
+bots with the same results always get the same rating and the same rank; the sequential
+Elo is shown beside it. The fit is computed on the first read after the games change and
+kept (``fit_rating``, valid while ``fit_state`` names the newest game). Bots whose results
+do not connect (groups that never met, directly or through other bots,
+``ratings.connected_groups``) have no common scale: each group is fitted and ranked on
+its own, and each line says which group it is in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import groupby
-from typing import NamedTuple
+from itertools import chain, groupby
+from typing import Any, NamedTuple
 
-from sqlalchemy import delete, func
+import numpy as np
+from sqlalchemy import delete, func, insert
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
-from .models import Bot, BotVersion, Game, Match, RatingHistory
-from .ratings import (
-    INITIAL_RATING,
-    Rating,
-    bradley_terry_by_group,
-    connected_groups,
-    update_elo,
+from .errors import LadderError
+from .models import (
+    Bot,
+    BotVersion,
+    FitRating,
+    FitState,
+    Game,
+    PairTotal,
+    RatingHistory,
+    VersionRating,
+    now,
 )
+from .ratings import INITIAL_RATING, Rating, elo_step, fit_arrays_by_group
 
 GAME_ORDER = "round, match id, game id"
-_CHUNK = 1000  # ids per DELETE ... IN (...), well under every database's parameter limit
+_CHUNK = 1000  # ids per ... IN (...), well under every database's parameter limit
+FIT_ROW = 1
+"""The id of the one ``fit_state`` row."""
 
 RATING_TIE = 1e-6
 """Fitted ratings closer than this many Elo points are a tie: one rank, listed by name.
@@ -65,6 +86,22 @@ class GameRow(NamedTuple):
     a_score: float
     """1 win, 0.5 draw, 0 loss, from the side of A's version."""
 
+    @property
+    def order(self) -> tuple[int, int, str]:
+        """Its key in ``GAME_ORDER`` (game ids compared here, not by a database collation)."""
+        return self.round, self.match_id, self.game_id
+
+
+_GAME_COLUMNS = (
+    Game.id,
+    Game.round,
+    Game.match_id,
+    Game.game_id,
+    Game.a_version_id,
+    Game.b_version_id,
+    Game.a_score,
+)
+
 
 class LatestVersion(NamedTuple):
     """A bot and its latest version."""
@@ -73,47 +110,197 @@ class LatestVersion(NamedTuple):
     version: BotVersion
 
 
-def _ordered_games(session: Session) -> list[GameRow]:
-    """Every stored game, in ``GAME_ORDER``."""
-    rows = session.exec(
-        select(
-            Game.id,
-            Match.round,
-            Match.id,
-            Game.game_id,
-            Match.a_version_id,
-            Match.b_version_id,
-            Game.a_score,
-        ).join(Match, col(Game.match_id) == col(Match.id))
-    ).all()
-    games = [GameRow(*row) for row in rows]
-    # GAME_ORDER, sorted here rather than in SQL so that no collation can reorder game ids.
-    return sorted(games, key=lambda game: (game.round, game.match_id, game.game_id))
+def _chunks(values: Iterable[int]) -> Iterator[list[int]]:
+    listed = list(values)
+    for start in range(0, len(listed), _CHUNK):
+        yield listed[start : start + _CHUNK]
 
 
 def rerate(session: Session, new_games: Collection[int]) -> None:
-    """Recompute the Elo history from the first of ``new_games`` (``game.id``s) on.
+    """Bring the ratings up to date with ``new_games`` (``game.id``s), just stored.
 
-    Call in the transaction that stores the new games, after a flush.
+    Call in the transaction that stores them, after a flush. Adds their results to their
+    versions' and pairs' totals, and recomputes the Elo history from the first of them in
+    ``GAME_ORDER`` on. Costs what the new games touch, not the length of the history.
+
+    Raises:
+        LadderError: a version that played before has no ``version_rating`` row (the
+            derived tables were damaged: ``rebuild`` repairs them).
     """
-    rows = _ordered_games(session)
-    first = next((i for i, row in enumerate(rows) if row.id in new_games), len(rows))
-    stale = [row.id for row in rows[first:]]
-    for start in range(0, len(stale), _CHUNK):
-        chunk = stale[start : start + _CHUNK]
-        session.exec(delete(RatingHistory).where(col(RatingHistory.game_id).in_(chunk)))
-    ratings: dict[str, float] = {}
-    fresh = []
-    for i, row in enumerate(rows):
-        ratings = update_elo(ratings, str(row.a_version), str(row.b_version), row.a_score)
-        if i >= first:
-            fresh += [
-                RatingHistory.model_validate(
-                    {"version_id": version, "game_id": row.id, "rating": ratings[str(version)]}
-                )
-                for version in (row.a_version, row.b_version)
-            ]
-    session.add_all(fresh)
+    new = [
+        GameRow(*row)
+        for chunk in _chunks(new_games)
+        for row in session.exec(select(*_GAME_COLUMNS).where(col(Game.id).in_(chunk)))
+    ]
+    if not new:
+        return
+    results, pairs = _totals(new)
+    _add_results(session, results)
+    _add_pairs(session, pairs)
+    first = min(new, key=lambda row: row.order)
+    _replay_tail(session, _tail(session, first), {row.id for row in new})
+
+
+def _tail(session: Session, first: GameRow) -> list[GameRow]:
+    """The stored games from ``first`` on, in ``GAME_ORDER``: two ranges of one index."""
+    same_round = select(*_GAME_COLUMNS).where(
+        Game.round == first.round, col(Game.match_id) >= first.match_id
+    )
+    later_rounds = select(*_GAME_COLUMNS).where(col(Game.round) > first.round)
+    rows = [GameRow(*row) for query in (same_round, later_rounds) for row in session.exec(query)]
+    return sorted((row for row in rows if row.order >= first.order), key=lambda row: row.order)
+
+
+def _replay_tail(session: Session, tail: list[GameRow], new: set[int]) -> None:
+    """Replace the Elo history of the games of ``tail`` (the last games in ``GAME_ORDER``,
+    ``new`` ones without history yet), starting from the ratings before the first."""
+    position = {row.id: i for i, row in enumerate(tail)}
+    start: dict[int, tuple[int, float]] = {}  # version: (position of its first row, before)
+    for chunk in _chunks(row.id for row in tail if row.id not in new):
+        in_chunk = col(RatingHistory.game_id).in_(chunk)
+        for version, game, before in session.exec(
+            select(
+                RatingHistory.version_id, RatingHistory.game_id, RatingHistory.rating_before
+            ).where(in_chunk)
+        ):
+            if version not in start or position[game] < start[version][0]:
+                start[version] = (position[game], before)
+        session.exec(delete(RatingHistory).where(in_chunk))  # type: ignore[call-overload]
+    versions = {version for row in tail for version in (row.a_version, row.b_version)}
+    stored = _version_ratings(session, versions)
+    if missing := versions - stored.keys():
+        raise LadderError(
+            f"the ratings of versions {sorted(missing)} are missing (damaged ratings tables): "
+            "`pitch ladder rerate` recomputes them from the games"
+        )
+    elo = {
+        version: start[version][1] if version in start else stored[version].elo
+        for version in versions
+    }
+    _insert(session, RatingHistory, _replay(tail, elo))
+    for version in versions:
+        stored[version].elo = elo[version]
+
+
+def _replay(rows: Iterable[GameRow], elo: dict[int, float]) -> list[dict[str, Any]]:
+    """Play ``rows`` (in ``GAME_ORDER``) into ``elo`` in place; their Elo history rows."""
+    history = []
+    for row in rows:
+        a, b = row.a_version, row.b_version
+        before_a, before_b = elo.get(a, INITIAL_RATING), elo.get(b, INITIAL_RATING)
+        elo[a], elo[b] = elo_step(before_a, before_b, row.a_score)
+        history += [
+            {"version_id": a, "game_id": row.id, "rating": elo[a], "rating_before": before_a},
+            {"version_id": b, "game_id": row.id, "rating": elo[b], "rating_before": before_b},
+        ]
+    return history
+
+
+_Results = dict[int, list[int]]
+"""Version: games, wins, losses, draws."""
+_Pairs = dict[tuple[int, int], list[float]]
+"""(lower version, higher version): games, the lower one's points."""
+
+
+def _totals(rows: Iterable[GameRow]) -> tuple[_Results, _Pairs]:
+    results: _Results = {}
+    pairs: _Pairs = {}
+    for row in rows:
+        for version, score in ((row.a_version, row.a_score), (row.b_version, 1.0 - row.a_score)):
+            counts = results.setdefault(version, [0, 0, 0, 0])
+            counts[0] += 1
+            counts[{1.0: 1, 0.0: 2}.get(score, 3)] += 1
+        low, high = sorted((row.a_version, row.b_version))
+        points = row.a_score if low == row.a_version else 1.0 - row.a_score
+        pair = pairs.setdefault((low, high), [0, 0.0])
+        pair[0] += 1
+        pair[1] += points
+    return results, pairs
+
+
+def _version_ratings(session: Session, versions: Collection[int]) -> dict[int, VersionRating]:
+    return {
+        row.version_id: row
+        for chunk in _chunks(versions)
+        for row in session.exec(
+            select(VersionRating).where(col(VersionRating.version_id).in_(chunk))
+        )
+    }
+
+
+def _add_results(session: Session, results: _Results) -> None:
+    stored = _version_ratings(session, results)
+    for version, (games, wins, losses, draws) in results.items():
+        row = stored.get(version)
+        if row is None:
+            row = VersionRating.model_validate(
+                {
+                    "version_id": version,
+                    "elo": INITIAL_RATING,
+                    "games": 0,
+                    "wins": 0,
+                    "losses": 0,
+                    "draws": 0,
+                }
+            )
+            session.add(row)
+        row.games += games
+        row.wins += wins
+        row.losses += losses
+        row.draws += draws
+
+
+def _add_pairs(session: Session, pairs: _Pairs) -> None:
+    for (low, high), (games, points) in pairs.items():
+        row = session.get(PairTotal, (low, high))
+        if row is None:
+            row = PairTotal.model_validate(
+                {"a_version_id": low, "b_version_id": high, "games": 0, "a_points": 0.0}
+            )
+            session.add(row)
+        row.games += int(games)
+        row.a_points += points
+
+
+def _insert(session: Session, table: type, rows: list[dict[str, Any]]) -> None:
+    """Many rows at once, without making an object of each."""
+    step = 10 * _CHUNK
+    for start in range(0, len(rows), step):
+        session.connection().execute(insert(table), rows[start : start + step])
+
+
+def rebuild(session: Session) -> int:
+    """Recompute every derived table from the games: a repair, costing a replay of all.
+
+    The Elo history, each version's Elo and results, the pair totals, and the fit (on the
+    next read). Call in a transaction of its own; commits nothing. Returns the games read.
+    """
+    for table in (RatingHistory, VersionRating, PairTotal, FitRating, FitState):
+        session.exec(delete(table))  # type: ignore[call-overload]
+    rows = sorted(
+        (GameRow(*row) for row in session.exec(select(*_GAME_COLUMNS))),
+        key=lambda row: row.order,
+    )
+    elo: dict[int, float] = {}
+    _insert(session, RatingHistory, _replay(rows, elo))
+    results, pairs = _totals(rows)
+    _insert(
+        session,
+        VersionRating,
+        [
+            {"version_id": v, "elo": elo[v], "games": g, "wins": w, "losses": lo, "draws": d}
+            for v, (g, w, lo, d) in results.items()
+        ],
+    )
+    _insert(
+        session,
+        PairTotal,
+        [
+            {"a_version_id": low, "b_version_id": high, "games": g, "a_points": points}
+            for (low, high), (g, points) in pairs.items()
+        ],
+    )
+    return len(rows)
 
 
 @dataclass(frozen=True)
@@ -169,6 +356,73 @@ def latest_versions(session: Session, include_retired: bool = False) -> list[Lat
     return [LatestVersion(bot, version) for bot, version in session.exec(query).all()]
 
 
+@dataclass(frozen=True)
+class Fit:
+    """The Bradley-Terry fit of every stored game, by version id (``current_fit``)."""
+
+    ratings: dict[int, Rating]
+    groups: list[list[int]]
+    """``ratings.connected_groups`` of the versions: largest first."""
+
+
+def current_fit(session: Session) -> Fit:
+    """The fit of the games stored now: the one kept, or (after a change) a new one, kept.
+
+    The newest game id is read first and the pair totals after it: a game stored in
+    between is then in the fit but not in its mark, which costs one more fit, never a
+    stale one. Keeping the fit is best effort: when another command wrote it first, or
+    the database refuses the write (busy, read-only), the fit is returned all the same.
+    """
+    through = session.exec(select(func.max(Game.id))).one()
+    state = session.get(FitState, FIT_ROW)
+    if state is not None and state.through_game_id == through:
+        return _kept_fit(session)
+    totals = session.connection().execute(
+        select(PairTotal.a_version_id, PairTotal.b_version_id, PairTotal.games, PairTotal.a_points)
+    )
+    rows = totals.all()
+    values = np.fromiter(chain.from_iterable(rows), dtype=float, count=4 * len(rows))
+    values = values.reshape(-1, 4)
+    fitted = fit_arrays_by_group(
+        values[:, 0].astype(np.int64), values[:, 1].astype(np.int64), values[:, 2], values[:, 3]
+    )
+    fit = Fit(fitted.ratings, fitted.groups)
+    _keep_fit(session, fit, through)
+    return fit
+
+
+def _kept_fit(session: Session) -> Fit:
+    ratings, groups = {}, {}
+    for row in session.exec(select(FitRating)):
+        ratings[row.version_id] = Rating(row.rating, row.lower, row.upper, row.games)
+        groups.setdefault(row.group_index, []).append(row.version_id)
+    return Fit(dict(sorted(ratings.items())), [sorted(groups[i]) for i in sorted(groups)])
+
+
+def _keep_fit(session: Session, fit: Fit, through: int | None) -> None:
+    group_of = {version: i for i, group in enumerate(fit.groups) for version in group}
+    rows = [
+        {
+            "version_id": version,
+            "rating": rating.rating,
+            "lower": rating.lower,
+            "upper": rating.upper,
+            "games": rating.games,
+            "group_index": group_of[version],
+        }
+        for version, rating in fit.ratings.items()
+    ]
+    try:
+        session.exec(delete(FitRating))  # type: ignore[call-overload]
+        _insert(session, FitRating, rows)
+        state = session.get(FitState, FIT_ROW) or FitState.model_validate({"id": FIT_ROW})
+        state.through_game_id, state.fitted_at = through, now()
+        session.add(state)
+        session.commit()
+    except DBAPIError:
+        session.rollback()
+
+
 def standings(session: Session, include_retired: bool = False) -> list[Standing]:
     """The latest version of each bot, ranked within its group by the Bradley-Terry fit.
 
@@ -176,40 +430,38 @@ def standings(session: Session, include_retired: bool = False) -> list[Standing]
     opponents, and they can connect two bots that never met. Lines come group by group
     (group 1 first), each ranked by fitted rating (``RATING_TIE``: equal ratings share a
     rank and are listed by name), then the versions without games, by name.
+
+    Reads the bots, their latest versions and their ratings' rows, never the games (but
+    to fit them again after a change: ``current_fit``).
     """
+    fit = current_fit(session)  # first: it may commit, which would expire the rows below
     shown = latest_versions(session, include_retired)
-    rows = _ordered_games(session)
-    results = [(str(row.a_version), str(row.b_version), row.a_score) for row in rows]
-    fits = bradley_terry_by_group(results)
-    names = {str(version.id): bot.name for bot, version in shown}
-    groups = _number_groups(connected_groups(results), names)
-    elo = _last_ratings(session, [version.id for _, version in shown if version.id])
-    scores: dict[int, list[float]] = {}
-    for row in rows:
-        scores.setdefault(row.a_version, []).append(row.a_score)
-        scores.setdefault(row.b_version, []).append(1.0 - row.a_score)
+    names = {version.id: bot.name for bot, version in shown if version.id is not None}
+    groups = _number_groups(fit.groups, names)
+    stored = _version_ratings(session, names)
     lines = []
     for bot, version in shown:
-        mine = scores.get(version.id or 0, [])
+        key = version.id or 0
+        mine = stored.get(key)
         lines.append(
             Standing(
                 rank=None,
-                group=groups.get(str(version.id)),
+                group=groups.get(key),
                 bot=bot.name,
                 version=version_label(version),
-                fit=fits.get(str(version.id)),
-                elo=elo.get(version.id or 0, INITIAL_RATING),
-                games=len(mine),
-                wins=mine.count(1.0),
-                losses=mine.count(0.0),
-                draws=mine.count(0.5),
+                fit=fit.ratings.get(key),
+                elo=mine.elo if mine else INITIAL_RATING,
+                games=mine.games if mine else 0,
+                wins=mine.wins if mine else 0,
+                losses=mine.losses if mine else 0,
+                draws=mine.draws if mine else 0,
             )
         )
     return _ranked(lines)
 
 
-def _number_groups(groups: Sequence[list[str]], names: Mapping[str, str]) -> dict[str, int]:
-    """Group numbers of the shown versions (``names``: version key to bot name).
+def _number_groups(groups: Sequence[list[int]], names: Mapping[int, str]) -> dict[int, int]:
+    """Group numbers of the shown versions (``names``: version id to bot name).
 
     Only groups with a shown version are numbered: the most shown versions first, equal
     counts in the order of their first bot names.
@@ -247,19 +499,3 @@ def _ranked(lines: list[Standing]) -> list[Standing]:
 def _rating(line: Standing) -> float:
     assert line.fit is not None
     return line.fit.rating
-
-
-def _last_ratings(session: Session, versions: Sequence[int]) -> dict[int, float]:
-    """Each version's rating after its last game in ``GAME_ORDER``."""
-    if not versions:
-        return {}
-    rows = session.exec(
-        select(RatingHistory.version_id, RatingHistory.rating, Match.round, Match.id, Game.game_id)
-        .join(Game, col(Game.id) == col(RatingHistory.game_id))
-        .join(Match, col(Match.id) == col(Game.match_id))
-        .where(col(RatingHistory.version_id).in_(versions))
-    ).all()
-    last: dict[int, float] = {}
-    for version, rating, *_ in sorted(rows, key=lambda row: (row[2], row[3], row[4])):
-        last[version] = rating
-    return last

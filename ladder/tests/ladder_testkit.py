@@ -1,4 +1,5 @@
-"""Helpers for the ladder tests: the CLI in-process and as a process, bot folders."""
+"""Helpers for the ladder tests: the CLI in-process and as a process, bot folders, and
+ladders whose games are written straight into the database."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+from sqlmodel import Session
 from typer.testing import CliRunner
 
 from pitch_cli import app
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import Bot, BotVersion, Game, Match, now
+from pitch_ladder.standings import rerate
 from pitch_referee.errors import PitchError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,3 +71,89 @@ def cores_after_a_while() -> list[int]:
     """A pool job: its worker's cores, slowly enough that a second job goes to another worker."""
     time.sleep(2.0)  # longer than a second worker takes to start, even on a loaded machine
     return sorted(os.sched_getaffinity(0))
+
+
+def ladder_with(db_url: str, tmp_path: Path, bots: list[str]) -> tuple[Ladder, dict[str, int]]:
+    """A ladder whose bots each have one version (no files: only the ratings are read)."""
+    ladder = Ladder.init(tmp_path / "ladder", db_url)
+    versions = {}
+    with Session(ladder.engine) as session:
+        for name in bots:
+            bot = Bot.model_validate({"name": name})
+            session.add(bot)
+            session.flush()
+            version = BotVersion.model_validate(
+                {
+                    "bot_id": bot.id,
+                    "content_hash": f"{name:0<64}",
+                    "folder": f"bots/{name}/x",
+                    "manifest_name": name,
+                    "manifest_version": "1",
+                    "command": ["python", "bot.py"],
+                }
+            )
+            session.add(version)
+            session.flush()
+            versions[name] = version.id
+        session.commit()
+    return ladder, versions
+
+
+def add_match(session: Session, round_number: int, a: int, b: int) -> int:
+    """A match row between versions ``a`` and ``b``; its id."""
+    match = Match.model_validate(
+        {
+            "round": round_number,
+            "a_version_id": a,
+            "b_version_id": b,
+            "seed": 1,
+            "games_planned": 2,
+            "settings": {},
+            "folder": f"matches/{round_number}-{a}-{b}",
+        }
+    )
+    session.add(match)
+    session.flush()
+    assert match.id is not None
+    return match.id
+
+
+def game_row(
+    session: Session, match_id: int, game_id: str, a_score: float, points: tuple[int, int] = (0, 0)
+) -> Game:
+    """A game of the match (not added to the session)."""
+    match = session.get_one(Match, match_id)
+    return Game.model_validate(
+        {
+            "match_id": match_id,
+            "round": match.round,
+            "a_version_id": match.a_version_id,
+            "b_version_id": match.b_version_id,
+            "game_id": game_id,
+            "a_team": 0,
+            "a_score": a_score,
+            "b_score": 1 - a_score,
+            "a_points": points[0],
+            "b_points": points[1],
+            "faults": 0,
+            "termination": "target",
+            "record_path": "x.json",
+            "record": {},
+            "finished_at": now(),
+        }
+    )
+
+
+def store_game(
+    session: Session, match_id: int, game_id: str, a_score: float, points: tuple[int, int] = (0, 0)
+) -> None:
+    """Store one game as ``ladder run`` does: with its ratings, in a transaction of its own."""
+    store_games(session, [game_row(session, match_id, game_id, a_score, points)])
+
+
+def store_games(session: Session, games: list[Game]) -> None:
+    """Store games as one poll of ``ladder run`` does: with their ratings, in one transaction."""
+    session.add_all(games)
+    session.flush()
+    rerate(session, {game.id for game in games if game.id is not None})
+    session.commit()

@@ -70,24 +70,26 @@ def test_upgrading_a_0002_ladder_gives_it_a_deal_secret_and_64_bit_seeds(db_url:
 
 
 def _insert_a_match(connection: Connection, seed: int) -> None:
-    """A bot, its version and one match (with a game) between it and itself."""
+    """Two bots, their versions and one match (with a game) between them."""
     now = {"now": models.now()}
-    connection.execute(
-        text("INSERT INTO bot (id, name, active, created_at) VALUES (1, 'a', true, :now)"), now
-    )
-    connection.execute(
-        text(
-            "INSERT INTO bot_version (id, bot_id, content_hash, folder, manifest_name, "
-            "manifest_version, command, description, author, submitted_at) "
-            "VALUES (1, 1, 'h', 'bots/a/h', 'a', '1', '[]', '', '', :now)"
-        ),
-        now,
-    )
+    for number, name in ((1, "a"), (2, "b")):
+        connection.execute(
+            text("INSERT INTO bot (id, name, active, created_at) VALUES (:id, :name, true, :now)"),
+            {"id": number, "name": name, **now},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO bot_version (id, bot_id, content_hash, folder, manifest_name, "
+                "manifest_version, command, description, author, submitted_at) "
+                "VALUES (:id, :id, 'h', 'bots/x/h', :name, '1', '[]', '', '', :now)"
+            ),
+            {"id": number, "name": name, **now},
+        )
     connection.execute(
         text(
             "INSERT INTO match (id, round, a_version_id, b_version_id, seed, games_planned, "
             "settings, folder, status, created_at) "
-            "VALUES (1, 1, 1, 1, :seed, 2, '{}', 'matches/1', 'pending', :now)"
+            "VALUES (1, 1, 1, 2, :seed, 2, '{}', 'matches/1', 'pending', :now)"
         ),
         {"seed": seed, **now},
     )

@@ -268,16 +268,16 @@ def test_fit_rejects_malformed_games() -> None:
         bradley_terry([("A", "A", 1.0)])
 
 
-# --- Gauss-Jordan inversion ------------------------------------------------------------------
+# --- matrix inversion ----------------------------------------------------------------------
 
 
 def test_invert_small_matrices() -> None:
     # [[4, 7], [2, 6]]: det = 24 - 14 = 10, inverse = [[6, -7], [-2, 4]] / 10.
-    assert ratings._invert([[4.0, 7.0], [2.0, 6.0]]) == [
+    assert ratings._invert([[4.0, 7.0], [2.0, 6.0]]).tolist() == [
         [approx(0.6), approx(-0.7)],
         [approx(-0.2), approx(0.4)],
     ]
     # A zero on the diagonal needs a row swap; the permutation is its own inverse.
-    assert ratings._invert([[0.0, 1.0], [1.0, 0.0]]) == [[0.0, 1.0], [1.0, 0.0]]
+    assert ratings._invert([[0.0, 1.0], [1.0, 0.0]]).tolist() == [[0.0, 1.0], [1.0, 0.0]]
     with pytest.raises(ValueError, match="singular"):
         ratings._invert([[1.0, 2.0], [2.0, 4.0]])

@@ -7,87 +7,20 @@ import re
 from pathlib import Path
 
 import pytest
+from ladder_testkit import add_match as _match
 from ladder_testkit import cli
+from ladder_testkit import ladder_with as _ladder_with
+from ladder_testkit import store_game as _store
 from sqlmodel import Session, select
 
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Bot, BotVersion, Game, Match, RatingHistory, now
+from pitch_ladder.models import Match, RatingHistory
 from pitch_ladder.ratings import INITIAL_RATING, bradley_terry, elo_from_games
 from pitch_ladder.runner import schedule_rounds
 from pitch_ladder.schedule import match_folder, match_seed, round_robin
-from pitch_ladder.standings import rerate
 from pitch_referee.stats import Z_95
 
 BETA = math.log(10) / 400
-
-
-def _ladder_with(db_url: str, tmp_path: Path, bots: list[str]) -> tuple[Ladder, dict[str, int]]:
-    """A ladder whose bots each have one version (no files: only the ratings are read)."""
-    ladder = Ladder.init(tmp_path / "ladder", db_url)
-    versions = {}
-    with Session(ladder.engine) as session:
-        for name in bots:
-            bot = Bot.model_validate({"name": name})
-            session.add(bot)
-            session.flush()
-            version = BotVersion.model_validate(
-                {
-                    "bot_id": bot.id,
-                    "content_hash": f"{name:0<64}",
-                    "folder": f"bots/{name}/x",
-                    "manifest_name": name,
-                    "manifest_version": "1",
-                    "command": ["python", "bot.py"],
-                }
-            )
-            session.add(version)
-            session.flush()
-            versions[name] = version.id
-        session.commit()
-    return ladder, versions
-
-
-def _match(session: Session, round_number: int, a: int, b: int) -> int:
-    match = Match.model_validate(
-        {
-            "round": round_number,
-            "a_version_id": a,
-            "b_version_id": b,
-            "seed": 1,
-            "games_planned": 2,
-            "settings": {},
-            "folder": f"matches/{round_number}",
-        }
-    )
-    session.add(match)
-    session.flush()
-    assert match.id is not None
-    return match.id
-
-
-def _store(
-    session: Session, match_id: int, game_id: str, a_score: float, points: tuple[int, int] = (0, 0)
-) -> None:
-    game = Game.model_validate(
-        {
-            "match_id": match_id,
-            "game_id": game_id,
-            "a_team": 0,
-            "a_score": a_score,
-            "b_score": 1 - a_score,
-            "a_points": points[0],
-            "b_points": points[1],
-            "faults": 0,
-            "termination": "target",
-            "record_path": "x.json",
-            "record": {},
-            "finished_at": now(),
-        }
-    )
-    session.add(game)
-    session.flush()
-    rerate(session, {game.id})
-    session.commit()
 
 
 def test_schedule_is_a_pure_function_of_the_secret_round_and_names() -> None:
