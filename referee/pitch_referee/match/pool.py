@@ -24,6 +24,7 @@ from typing import Any
 from pitch_sdk.record import write_record
 
 from ..errors import BotError
+from ..game_loop import GameResult
 from ..referee import PlayerSlot, Referee
 from ..workers import die_with_parent, leave_interrupts_to_parent, pin_to_core, usable_cores
 from .folder import MatchFolder
@@ -161,7 +162,7 @@ def _work(
     why it failed.
     """
     try:
-        asyncio.run(_play_until_stopped(job, worker, work.get, results.put, announce, stop.is_set))
+        asyncio.run(_play_pairs(job, worker, work.get, results.put, announce, stop.is_set))
     except (BotError, MatchError, OSError, ValueError) as error:
         results.put(f"worker {worker}: {error}")
     else:
@@ -189,25 +190,20 @@ STOP_POLL_S = 0.1
 """How often a worker looks whether the match has stopped, while a game plays."""
 
 
-async def _play_until_stopped(
-    job: Job,
-    worker: int,
-    next_pair: Callable[[], list[GameSpec] | None],
-    report: Callable[[GameOutcome], None],
-    announce: Callable[[str], None],
-    stopped: Callable[[], bool],
-) -> None:
-    """``_play_pairs``, cancelled as soon as ``stopped()``: a game in progress is
-    abandoned (its bots are closed with the referee) rather than played to its end."""
-    play = asyncio.ensure_future(_play_pairs(job, worker, next_pair, report, announce, stopped))
-    while not play.done():
-        await asyncio.wait({play}, timeout=STOP_POLL_S)
-        if stopped() and not play.done():
-            play.cancel()
+async def _finished(game: asyncio.Future[GameResult], stopped: Callable[[], bool]) -> bool:
+    """Wait for ``game``; if the match stops first, cancel it and return False.
+
+    Only the game is cancelled, never the referee around it, so that the referee still
+    closes every bot it started (a cancelled close could leave one running).
+    """
+    while not game.done():
+        await asyncio.wait({game}, timeout=STOP_POLL_S)
+        if stopped() and not game.done():
+            game.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await play
-            return
-    play.result()
+                await game
+            return False
+    return True
 
 
 async def _play_pairs(
@@ -231,13 +227,18 @@ async def _play_pairs(
             for spec in pair:
                 if stopped():
                     return
-                result = await referee.play(
-                    seats(spec, slots),
-                    game_id=spec.game_id,
-                    seed=spec.seed,
-                    options=settings.options(),
-                    first_dealer=spec.first_dealer,
-                    secret=str(settings.seed),
+                game = asyncio.ensure_future(
+                    referee.play(
+                        seats(spec, slots),
+                        game_id=spec.game_id,
+                        seed=spec.seed,
+                        options=settings.options(),
+                        first_dealer=spec.first_dealer,
+                        secret=str(settings.seed),
+                    )
                 )
+                if not await _finished(game, stopped):
+                    return  # abandoned: it leaves no record, and resuming plays it
+                result = game.result()
                 write_record(result.record, folder.record_path(spec))
                 report(GameOutcome.from_record(spec, result.record))
