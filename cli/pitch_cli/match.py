@@ -20,10 +20,12 @@ from pitch_referee.match import (
     MatchInterrupted,
     MatchProgress,
     MatchSettings,
+    MatchStatus,
     MatchSummary,
     NoSandboxError,
     SettingError,
     WorkerError,
+    default_games,
     resume_match,
     run_match,
 )
@@ -41,7 +43,14 @@ def match(
         typer.Argument(help="Bot A: a bot folder, or the name of a bot given to --attach."),
     ] = None,
     bot_b: Annotated[str | None, typer.Argument(help="Bot B, the same way.")] = None,
-    games: Annotated[int, typer.Option(help="Games to play (duplicate: whole pairs).")] = 100,
+    games: Annotated[
+        int | None,
+        typer.Option(
+            help="Games to play (duplicate: whole pairs). Default: 100, or with --sprt "
+            "enough for the test to decide.",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[
         int | None,
         typer.Option(
@@ -132,7 +141,7 @@ def match(
             raise PitchError(f"--attach {name}: not one of the two bots ({bot_a}, {bot_b})")
     a, b = _entrant(bot_a, attach), _entrant(bot_b, attach)
     settings = _settings(
-        games=games,
+        games=_games(games, sprt, duplicate),
         seed=seed,
         duplicate=duplicate,
         concurrency=concurrency or len(usable_cores()),
@@ -152,6 +161,9 @@ def match(
         raise PitchError(f"{root} already holds a match: resume it with --resume {root}")
     console.print(f"match {a.name} vs {b.name} -> {root}")
     console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
+    if sprt:
+        how = "by when the test decides 99 times in 100" if games is None else "(--games)"
+        console.print(f"SPRT {sprt}: at most {settings.games} games, {how}", highlight=False)
     summary = _playing(
         root,
         lambda progress: run_match(
@@ -187,6 +199,16 @@ def _settings(**values: Any) -> MatchSettings:
         raise PitchError(
             f"{flag} {error.problem}" if error.subject else f"{flag}: {error.problem}"
         ) from None
+
+
+def _games(games: int | None, sprt: str | None, duplicate: bool) -> int:
+    """``--games``, or the default: with ``--sprt``, a cap the test nearly always decides by."""
+    if games is not None:
+        return games
+    try:
+        return default_games(sprt, duplicate)
+    except SettingError as error:
+        raise PitchError(f"--sprt {error.problem}") from None
 
 
 def _announce(text: str) -> None:
@@ -324,9 +346,15 @@ def _print_result(summary: MatchSummary) -> None:
     if stats.sprt:
         test = stats.sprt
         verdict = {"H1": "H1 accepted: A is better", "H0": "H0 accepted: A is not better"}
+        undecided = "undecided"
+        if summary.status is MatchStatus.SPRT_UNDECIDED:
+            undecided = (
+                f"undecided after all {summary.games_played} games (the cap): neither "
+                "hypothesis accepted, the bots may be closer than the bounds tell apart"
+            )
         console.print(
             f"  SPRT: LLR {test.llr:.2f} ({test.lower_bound:.2f}, {test.upper_bound:.2f}): "
-            f"{verdict.get(test.decision or '', 'undecided')}"
+            f"{verdict.get(test.decision or '', undecided)}"
         )
     console.print(
         f"  records and logs: {root}  (replay one: pitch replay {root}/games/<game>.json)"

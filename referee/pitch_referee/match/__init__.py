@@ -23,7 +23,15 @@ from .folder import MATCH_FORMAT, MATCH_VERSION, MatchFolder
 from .pool import WorkerError
 from .running import MatchInterrupted, ProgressCallback, resume_match, run_match
 from .schedule import GameSpec, schedule
-from .settings import Entrant, MatchError, MatchSettings, NoSandboxError, SettingError
+from .settings import (
+    DEFAULT_GAMES,
+    Entrant,
+    MatchError,
+    MatchSettings,
+    NoSandboxError,
+    SettingError,
+    default_games,
+)
 from .summary import (
     FaultTally,
     GameEntry,
@@ -37,6 +45,7 @@ from .summary import (
 )
 
 __all__ = [
+    "DEFAULT_GAMES",
     "MATCH_FORMAT",
     "MATCH_VERSION",
     "Entrant",
@@ -56,6 +65,7 @@ __all__ = [
     "ProgressCallback",
     "SettingError",
     "WorkerError",
+    "default_games",
     "resume_match",
     "run_match",
     "schedule",

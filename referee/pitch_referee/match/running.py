@@ -137,4 +137,6 @@ def _play(
         if stop_if_unplayable and (unplayable := cannot_play(played)):
             status = MatchStatus.CANNOT_PLAY
             break
+    if status is MatchStatus.FINISHED and settings.sprt:
+        status = MatchStatus.SPRT_UNDECIDED
     return status, unplayable

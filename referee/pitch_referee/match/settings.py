@@ -21,7 +21,7 @@ from ..process import StartOptions
 from ..referee import RefereeSettings
 from ..sandbox import SandboxLimits, SandboxMode, SandboxUnavailableError
 from ..sandbox import resolve as resolve_sandbox
-from ..stats import SprtParams, parse_sprt
+from ..stats import SprtParams, parse_sprt, sprt_sample_cap
 
 
 class MatchError(ValueError):
@@ -97,10 +97,32 @@ class Entrant:
         return cls(data["name"], None)
 
 
+DEFAULT_GAMES = 100
+"""Games of a match without an SPRT, unless told otherwise."""
+
+
+def default_games(sprt: str | None, duplicate: bool = True) -> int:
+    """The games of a match not told how many: ``DEFAULT_GAMES``, or with an SPRT enough
+    for the test to decide 99 times in 100 however close the bots are
+    (``stats.sprt_sample_cap``: pairs in a duplicate match, games in a plain one).
+
+    Raises:
+        SettingError: the SPRT text does not read.
+    """
+    if not sprt:
+        return DEFAULT_GAMES
+    try:
+        samples = sprt_sample_cap(parse_sprt(sprt))
+    except ValueError as error:
+        raise SettingError("sprt", str(error).removeprefix("SPRT "), "SPRT") from None
+    return 2 * samples if duplicate else samples
+
+
 @dataclass(frozen=True)
 class MatchSettings:
-    games: int = 100
-    """Games to play; with duplicate deals, rounded up to whole pairs."""
+    games: int = DEFAULT_GAMES
+    """Games to play; with duplicate deals, rounded up to whole pairs. With an SPRT,
+    the cap where the match stops undecided (``default_games`` is one that suffices)."""
     seed: int | None = None
     """The deals, and the secret of the bots' seeds; ``None``: a fresh one (``seeded``)."""
     duplicate: bool = True

@@ -27,6 +27,8 @@ class MatchStatus(enum.StrEnum):
     RUNNING = "running"
     FINISHED = "finished"
     STOPPED_BY_SPRT = "stopped by SPRT"
+    SPRT_UNDECIDED = "SPRT undecided at the game cap"
+    """Every game was played and the SPRT accepted neither hypothesis."""
     CANNOT_PLAY = "stopped: a bot cannot play"
     """Every game this run played so far ended in a start or crash fault of one bot."""
     INTERRUPTED = "interrupted"
