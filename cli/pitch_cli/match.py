@@ -162,8 +162,8 @@ def match(
     console.print(f"match {a.name} vs {b.name} -> {root}")
     console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
     if sprt:
-        how = "by when the test decides 99 times in 100" if games is None else "(--games)"
-        console.print(f"SPRT {sprt}: at most {settings.games} games, {how}", highlight=False)
+        why = "by then the test has decided 99 times in 100" if games is None else "--games"
+        console.print(f"SPRT {sprt}: at most {settings.games} games ({why})", highlight=False)
     summary = _playing(
         root,
         lambda progress: run_match(
