@@ -183,21 +183,6 @@ class BotProcess:
         bot._watch_task = asyncio.create_task(bot._watch_exit())
         return bot
 
-    @classmethod
-    async def join_by_hand(
-        cls, name: str, service: RefereeService, address: str, announce: object = print
-    ) -> BotProcess:
-        """Wait, without a limit, for a bot started by hand (e.g. under a debugger)."""
-        token, hello = service.expect()
-        announce(  # type: ignore[operator]
-            f"waiting for bot {name!r}: start it with\n"
-            f"  PITCH_ADDRESS='{address}' PITCH_TOKEN='{token}' <your bot command>\n"
-            f"  (or: --address '{address}' --token '{token}')"
-        )
-        bot = cls(name, None)
-        bot.connection = await hello
-        return bot
-
     async def _await_hello(
         self, hello: asyncio.Future[BotConnection], limit_s: float
     ) -> BotConnection:
