@@ -371,20 +371,39 @@ def rerate(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -> Non
 def games(
     *,
     bot: Annotated[str | None, typer.Option(help="Only this bot's games.")] = None,
+    limit: Annotated[int, typer.Option(help="Games per page.", min=1, max=10_000)] = 50,
+    before: Annotated[
+        int | None, typer.Option(help="Only games numbered below this one: the next page.")
+    ] = None,
+    offset: Annotated[int, typer.Option(help="Skip so many (newest) games first.", min=0)] = 0,
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
 ) -> None:
-    """List the stored games (in Elo order); `pitch ladder show N` replays game N.
+    """List the stored games a page at a time, newest first; `pitch ladder show N` replays N.
 
-    With --bot, each game's result and points are that bot's (its points first).
+    With --bot, each game's result and points are that bot's (its points first). The
+    line under the table gives the command for the next (older) page.
     """
     with open_ladder(ladder, db) as opened:
-        infos = opened.games(bot)
+        infos = opened.games(bot, limit=limit + 1, offset=offset, before=before)
     console = output_console(TABLE_WIDTH)
     if not infos:
-        console.print("no games yet: `pitch ladder run` plays some")
+        if before is None and not offset:
+            console.print("no games yet: `pitch ladder run` plays some")
+        else:
+            console.print("no older games: that was the last page")
         return
-    console.print(games_table(infos) if bot is None else bot_games_table(infos, bot))
+    page, more = infos[:limit], len(infos) > limit
+    console.print(games_table(page) if bot is None else bot_games_table(page, bot))
+    if more:
+        options = [f"--bot {bot}"] if bot else []
+        options += [f"--limit {limit}"] if limit != 50 else []
+        options += [f"--before {page[-1].id}", f"--ladder {ladder}"]
+        console.print(
+            f"{len(page)} games shown, newest first; older ones: "
+            f"`pitch ladder games {' '.join(options)}`",
+            soft_wrap=True,
+        )
 
 
 def games_table(infos: list[GameInfo]) -> Table:

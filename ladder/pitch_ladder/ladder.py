@@ -13,6 +13,7 @@ Plain functions and classes over a folder and an engine: no Typer, no printing.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import shutil
@@ -23,13 +24,13 @@ from concurrent.futures import Executor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple
 
 from sqlalchemy import Engine, func
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from pitch_referee.sandbox import unavailable_reason
@@ -113,6 +114,8 @@ class GameInfo:
     b_points: int
     termination: str
     record_path: Path
+    match_id: int
+    """The match's row (games are rated in the order round, match id, game id)."""
 
     @property
     def winner(self) -> str | None:
@@ -140,12 +143,12 @@ class StoredGame(NamedTuple):
 
 
 class _GameRow(NamedTuple):
-    """A row of ``_GAME_QUERY``."""
+    """A row of ``_GAME_COLUMNS``: a game without its record, its versions by id."""
 
     number: int
     round: int
-    a: str
-    b: str
+    a_version: int
+    b_version: int
     game_id: str
     a_score: float
     a_points: int
@@ -153,6 +156,25 @@ class _GameRow(NamedTuple):
     termination: str
     record_path: str
     match_id: int
+
+
+_GAME_COLUMNS = (
+    Game.id,
+    Game.round,
+    Game.a_version_id,
+    Game.b_version_id,
+    Game.game_id,
+    Game.a_score,
+    Game.a_points,
+    Game.b_points,
+    Game.termination,
+    Game.record_path,
+    Game.match_id,
+)
+
+PAGE = 50
+"""Games in a page of ``Ladder.games`` unless asked otherwise."""
+MAX_PAGE = 10_000
 
 
 def require_sandbox(trust_bots: bool) -> None:
@@ -506,24 +528,58 @@ class Ladder:
             session.commit()
         return games
 
-    def games(self, bot: str | None = None) -> list[GameInfo]:
-        """Stored games in Elo order (round, match id, game id), of one bot if named.
+    def games(
+        self,
+        bot: str | None = None,
+        *,
+        limit: int = PAGE,
+        offset: int = 0,
+        before: int | None = None,
+    ) -> list[GameInfo]:
+        """A page of stored games, newest first (by game number): of one bot if named.
+
+        At most ``limit`` games, numbered below ``before`` if given, after skipping
+        ``offset`` of them. To page through everything, pass the last game's number as
+        ``before`` for the next page: each page costs the same however far back it is,
+        while ``offset`` costs what it skips. Reads the page's rows by index (a range of
+        the primary key; for a bot, of its versions' indexes), never a whole table.
 
         Raises:
-            LadderError: no bot of that name.
+            LadderError: no bot of that name, or a limit or offset out of range.
         """
+        if not 1 <= limit <= MAX_PAGE:
+            raise LadderError(f"--limit must be from 1 to {MAX_PAGE}, not {limit}")
+        if offset < 0:
+            raise LadderError(f"--offset must be 0 or more, not {offset}")
+        # Without ``before``, up to the newest game: a page is always a range of the key.
+        newest_game = select(func.max(Game.id)).scalar_subquery()
+        bound = col(Game.id) <= newest_game if before is None else col(Game.id) < before
+        newest = col(Game.id).desc()
         with Session(self.engine) as session:
-            query = _GAME_QUERY
-            if bot is not None:
-                versions = select(BotVersion.id).where(
-                    BotVersion.bot_id == self._bot(session, bot).id
-                )
-                query = query.where(
-                    col(Match.a_version_id).in_(versions) | col(Match.b_version_id).in_(versions)
-                )
-            rows = [_GameRow(*row) for row in session.exec(query).all()]
-            rows.sort(key=lambda row: (row.round, row.match_id, row.game_id))
-            return [self._game_info(row) for row in rows]
+            if bot is None:
+                query = select(*_GAME_COLUMNS).where(bound).order_by(newest)
+                rows = [_GameRow(*row) for row in session.exec(query.offset(offset).limit(limit))]
+            else:
+                owner = self._bot(session, bot).id
+                versions = session.exec(select(BotVersion.id).where(BotVersion.bot_id == owner))
+                # One ordered range per version and side, merged: an OR or an IN of versions
+                # would make the databases read and sort all of the bot's games.
+                sides = [
+                    [
+                        _GameRow(*row)
+                        for row in session.exec(
+                            select(*_GAME_COLUMNS)
+                            .where(column == version, bound)
+                            .order_by(newest)
+                            .limit(offset + limit)
+                        )
+                    ]
+                    for version in versions.all()
+                    for column in (col(Game.a_version_id), col(Game.b_version_id))
+                ]
+                merged = heapq.merge(*sides, key=lambda row: -row.number)
+                rows = list(islice(merged, offset, offset + limit))
+            return self._game_infos(session, rows)
 
     def game(self, number: int) -> StoredGame:
         """One stored game and its record (from the database: the file may be gone).
@@ -532,56 +588,40 @@ class Ladder:
             LadderError: no game with that number.
         """
         with Session(self.engine) as session:
-            row = session.exec(_GAME_QUERY.where(Game.id == number)).first()
+            row = session.exec(select(*_GAME_COLUMNS).where(Game.id == number)).first()
             if row is None:
                 raise LadderError(
                     f"no game {number} in this ladder: `pitch ladder games` lists them"
                 )
             record = session.exec(select(Game.record).where(Game.id == number)).one()
-            return StoredGame(self._game_info(_GameRow(*row)), record)
+            return StoredGame(self._game_infos(session, [_GameRow(*row)])[0], record)
 
-    def _game_info(self, row: _GameRow) -> GameInfo:
-        return GameInfo(
-            id=row.number,
-            round=row.round,
-            a=row.a,
-            b=row.b,
-            game_id=row.game_id,
-            a_score=row.a_score,
-            a_points=row.a_points,
-            b_points=row.b_points,
-            termination=row.termination,
-            record_path=self.folder / row.record_path,
+    def _game_infos(self, session: Session, rows: list[_GameRow]) -> list[GameInfo]:
+        """The rows with their bots' names (read for the versions of these rows only)."""
+        versions = {version for row in rows for version in (row.a_version, row.b_version)}
+        names = dict(
+            session.exec(
+                select(BotVersion.id, Bot.name)
+                .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+                .where(col(BotVersion.id).in_(versions))
+            ).all()
         )
-
-
-def _game_query() -> Any:
-    """Game rows (``_GameRow``) without their records, with both bots' names."""
-    a_bot, b_bot = aliased(Bot), aliased(Bot)
-    a_version, b_version = aliased(BotVersion), aliased(BotVersion)
-    return (
-        select(
-            Game.id,
-            Match.round,
-            a_bot.name,
-            b_bot.name,
-            Game.game_id,
-            Game.a_score,
-            Game.a_points,
-            Game.b_points,
-            Game.termination,
-            Game.record_path,
-            Match.id,
-        )
-        .join(Match, col(Match.id) == col(Game.match_id))
-        .join(a_version, col(a_version.id) == col(Match.a_version_id))
-        .join(b_version, col(b_version.id) == col(Match.b_version_id))
-        .join(a_bot, col(a_bot.id) == col(a_version.bot_id))
-        .join(b_bot, col(b_bot.id) == col(b_version.bot_id))
-    )
-
-
-_GAME_QUERY = _game_query()
+        return [
+            GameInfo(
+                id=row.number,
+                round=row.round,
+                a=names[row.a_version],
+                b=names[row.b_version],
+                game_id=row.game_id,
+                a_score=row.a_score,
+                a_points=row.a_points,
+                b_points=row.b_points,
+                termination=row.termination,
+                record_path=self.folder / row.record_path,
+                match_id=row.match_id,
+            )
+            for row in rows
+        ]
 
 
 def _reuse(executor: Executor) -> Pools:

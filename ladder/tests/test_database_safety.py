@@ -27,7 +27,9 @@ from pitch_ladder.lock import LOCK_FILE
 
 def _games(folder: Path) -> list[tuple[int, str, float, int, int]]:
     with Ladder.open(folder) as ladder:
-        return [(g.round, g.game_id, g.a_score, g.a_points, g.b_points) for g in ladder.games()]
+        return sorted(  # in the Elo order (the list comes newest first)
+            (g.round, g.game_id, g.a_score, g.a_points, g.b_points) for g in ladder.games()
+        )
 
 
 @pytest.fixture(scope="module")

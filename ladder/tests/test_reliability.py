@@ -44,10 +44,10 @@ def _new_ladder(folder: Path, db: str | None = None) -> list[str | Path]:
 def _outcome(folder: Path, db: str | None = None) -> tuple[list[Any], dict[str, Any]]:
     """Every stored game, and every bot's ratings and counts (exact floats)."""
     with Ladder.open(folder, db) as ladder:
-        games = [
+        games = sorted(  # listed newest first: the order of storing differs between runs
             (g.round, g.a, g.b, g.game_id, g.a_score, g.a_points, g.b_points)
-            for g in ladder.games()
-        ]
+            for g in ladder.games(limit=10_000)
+        )
         lines = {
             line.bot: (line.elo, line.fit, line.games, line.wins, line.losses, line.draws)
             for line in ladder.standings()

@@ -13,8 +13,9 @@ from ladder_testkit import ladder_with as _ladder_with
 from ladder_testkit import store_game as _store
 from sqlmodel import Session, select
 
+from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Match, RatingHistory
+from pitch_ladder.models import BotVersion, Match, RatingHistory
 from pitch_ladder.ratings import INITIAL_RATING, bradley_terry, elo_from_games
 from pitch_ladder.runner import schedule_rounds
 from pitch_ladder.schedule import match_folder, match_seed, round_robin
@@ -113,7 +114,12 @@ def test_games_stored_out_of_order_give_the_ratings_of_the_fixed_order(
     assert {line.bot: line.fit.rating for line in lines if line.fit} == pytest.approx(
         {bot: rating.rating for bot, rating in fit.items()}, abs=1e-6
     )
-    assert [info.game_id for info in ladder.games()][:2] == ["pair-00000-a", "pair-00000-b"]
+    listed = ladder.games()  # newest first: the last game stored, then the one before
+    assert [info.id for info in listed] == sorted((info.id for info in listed), reverse=True)
+    assert [(info.round, info.a, info.game_id) for info in listed[:2]] == [
+        (1, "a", "pair-00000-a"),
+        (1, "a", "pair-00000-b"),
+    ]
     with Session(ladder.engine) as session:
         assert len(session.exec(select(RatingHistory)).all()) == 2 * len(expected_games)
     ladder.close()
@@ -253,8 +259,8 @@ def test_games_of_a_bot_show_its_result_from_its_side_when_it_was_the_second_bot
     ladder, v = _ladder_with(db_url, tmp_path, ["alpha", "beta"])
     with Session(ladder.engine) as session:
         match = _match(session, 1, v["alpha"], v["beta"])  # beta is the match's bot B
-        _store(session, match, "pair-00000-a", 1.0, points=(55, 20))
         _store(session, match, "pair-00000-b", 0.0, points=(41, 55))
+        _store(session, match, "pair-00000-a", 1.0, points=(55, 20))  # the newest: listed first
     numbers = [str(info.id) for info in ladder.games()]
     ladder.close()
     where = ["--ladder", tmp_path / "ladder", "--db", db_url]
@@ -278,3 +284,59 @@ def test_games_of_a_bot_show_its_result_from_its_side_when_it_was_the_second_bot
         [numbers[0], "1", "pair-00000-a", "alpha", "beat", "beta", "55", "to", "20", "target"],
         [numbers[1], "1", "pair-00000-b", "beta", "beat", "alpha", "55", "to", "41", "target"],
     ]
+
+
+def test_games_come_a_page_at_a_time_newest_first_with_the_next_page_named(
+    db_url: str, tmp_path: Path
+) -> None:
+    ladder, v = _ladder_with(db_url, tmp_path, ["alpha", "beta", "gamma"])
+    with Session(ladder.engine) as session:
+        first = _match(session, 1, v["alpha"], v["beta"])
+        second = _match(session, 1, v["beta"], v["gamma"])
+        for n in range(5):  # the two matches' games alternate
+            _store(session, first, f"pair-{n:05d}-a", 1.0)
+            _store(session, second, f"pair-{n:05d}-a", 0.0)
+        # beta's second version: its games are beta's too, merged with the first's
+        version = BotVersion.model_validate(
+            {
+                "bot_id": session.get_one(BotVersion, v["beta"]).bot_id,
+                "content_hash": "f" * 64,
+                "folder": "bots/beta/y",
+                "manifest_name": "beta",
+                "manifest_version": "2",
+                "command": ["python", "bot.py"],
+            }
+        )
+        session.add(version)
+        session.flush()
+        assert version.id is not None
+        third = _match(session, 2, v["alpha"], version.id)
+        for n in range(3):
+            _store(session, third, f"pair-{n:05d}-a", 0.5)
+    everything = ladder.games(limit=100)
+    numbers = [info.id for info in everything]
+    assert len(numbers) == 13 and numbers == sorted(numbers, reverse=True)
+    assert [info.id for info in ladder.games()] == numbers  # the default page holds them all
+    assert [info.id for info in ladder.games(limit=4)] == numbers[:4]
+    assert [info.id for info in ladder.games(limit=4, offset=4)] == numbers[4:8]
+    assert [info.id for info in ladder.games(limit=4, before=numbers[3])] == numbers[4:8]
+    assert ladder.games(before=numbers[-1]) == []
+    betas = [info.id for info in everything if "beta" in (info.a, info.b)]
+    assert len(betas) == 13 and [info.id for info in ladder.games("beta", limit=100)] == betas
+    for limit, offset in [(1, 0), (2, 1), (5, 3), (4, 11)]:
+        page = ladder.games("beta", limit=limit, offset=offset)
+        assert [info.id for info in page] == betas[offset : offset + limit]
+    gammas = [info.id for info in everything if "gamma" in (info.a, info.b)]
+    assert [info.id for info in ladder.games("gamma", limit=3, before=gammas[1])] == gammas[2:5]
+    with pytest.raises(LadderError, match="--limit"):
+        ladder.games(limit=0)
+    ladder.close()
+
+    where = ["--ladder", tmp_path / "ladder", "--db", db_url]
+    shown = cli("ladder", "games", "--limit", "4", "--bot", "beta", *where)
+    assert len([line for line in shown.splitlines() if "pair-0000" in line]) == 4
+    assert f"--bot beta --limit 4 --before {betas[3]}" in " ".join(shown.split()), shown
+    last = cli("ladder", "games", "--limit", "4", "--before", str(numbers[8]), *where)
+    assert len([line for line in last.splitlines() if "pair-0000" in line]) == 4
+    assert "older ones" not in last  # the last page says nothing more
+    assert "no older games" in cli("ladder", "games", "--before", str(numbers[-1]), *where)
