@@ -1,4 +1,11 @@
-"""The ``pitch`` command: one Typer app per noun, joined here.
+"""The ``pitch`` command: one module per command, each imported only when it runs.
+
+``COMMANDS`` names every command's module and one-line help, so that ``pitch --help``
+lists them all without importing any of them (a test keeps each line equal to the first
+line of the command's own help). A command's module is imported when the command is
+resolved, its own ``--help`` included, and imports the heavy packages (the referee's
+gRPC, the ladder's database) in the function that needs them. ``pitch --help`` then
+costs Typer and its help formatter, and nothing of ours (``bench/startup.py``).
 
 Library code raises ``PitchError`` (or the SDK's ``ValueError`` subclasses, or the
 referee's ``BotError`` for a bot that cannot be used) with a message a user can act on;
@@ -13,32 +20,124 @@ from pitch_sdk.grpc_io import prefer_classic_io
 prefer_classic_io()  # before anything imports grpc: the pitch command is the program
 
 # isort: split
+import importlib
 import sys
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import typer
-from rich.console import Console
+from typer.core import TyperCommand, TyperGroup
 
-from pitch_referee.errors import BotError, PitchError
+from pitch_referee.errors import BotError, PitchError  # cheap: no grpc, no database
 
-from . import check, demo, ladder, match, matches, new_bot, replay, rerun, simulate
+if TYPE_CHECKING:
+    from typer._click import Command, Context  # Typer's own copy of Click
+
+
+class CommandEntry(NamedTuple):
+    """Where a command lives, and the line ``pitch --help`` shows for it."""
+
+    module: str
+    """The module in this package."""
+    attribute: str
+    """The command function in it, or a ``typer.Typer`` app for a group of commands."""
+    help: str
+    """The first line of the command's help (its docstring, or the app's ``help``)."""
+
+
+COMMANDS: dict[str, CommandEntry] = {
+    "simulate": CommandEntry(
+        "simulate",
+        "simulate",
+        "Play games in-process (no bots processes, no gRPC) and write one record per game.",
+    ),
+    "match": CommandEntry(
+        "match",
+        "match",
+        "Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT.",
+    ),
+    "new-bot": CommandEntry(
+        "new_bot",
+        "new_bot",
+        "Write a working bot folder: manifest, bot file and a README for its author.",
+    ),
+    "check": CommandEntry(
+        "check",
+        "check",
+        "Check a bot before you submit it: a legal answer, in time, to every kind of decision.",
+    ),
+    "replay": CommandEntry(
+        "replay",
+        "replay",
+        "Show a recorded game hand by hand: deal, bids, discards, stock, tricks, scores.",
+    ),
+    "rerun": CommandEntry(
+        "rerun",
+        "rerun",
+        "Ask a bot one seat's decisions of a recorded game, and list where it answers otherwise.",
+    ),
+    "matches": CommandEntry(
+        "matches",
+        "matches",
+        "List local matches: bots, games played, A's wins-losses-draws, Elo and status.",
+    ),
+    "demo": CommandEntry(
+        "demo",
+        "demo",
+        "Run a small ladder of the sample bots and print its standings (about half a minute).",
+    ),
+    "ladder": CommandEntry(
+        "ladder",
+        "app",
+        "A ladder: submitted bots play round-robin matches; rated standings.",
+    ),
+}
+"""Every command, in the order ``pitch --help`` lists them."""
+
+
+def load_command(name: str) -> Command:
+    """The command ``name`` as Typer builds it, importing its module now."""
+    entry = COMMANDS[name]
+    target = getattr(importlib.import_module(f"{__name__}.{entry.module}"), entry.attribute)
+    if isinstance(target, typer.Typer):
+        command: Command = typer.main.get_group(target)
+    else:
+        single = typer.Typer(add_completion=False)
+        single.command(name=name)(target)
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
+
+class LazyGroup(TyperGroup):
+    """The app's commands: listed from ``COMMANDS``, and each imported only to run it.
+
+    Until then a command is a stand-in holding its name and one-line help, which is all
+    that the app's help and its "did you mean" suggestions read.
+    """
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        for name, entry in COMMANDS.items():
+            self.add_command(TyperCommand(name=name, help=entry.help))
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if name in COMMANDS:
+            command = load_command(name)
+        return name, command, rest
+
 
 app = typer.Typer(
     name="pitch",
+    cls=LazyGroup,
     help="Pitch Arena: bots playing 13-point partner pitch.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-app.command()(simulate.simulate)
-app.command()(match.match)
-app.command(name="new-bot")(new_bot.new_bot)
-app.command()(check.check)
-app.command()(replay.replay)
-app.command()(rerun.rerun)
-app.command()(matches.matches)
-app.add_typer(ladder.app, name="ladder")
-app.command()(demo.demo)
 
 
 @app.callback()
@@ -46,7 +145,10 @@ def _pitch() -> None:
     """Pitch Arena: bots playing 13-point partner pitch. Add --verbose for tracebacks."""
 
 
-_stderr = Console(stderr=True)
+def _print_error(message: str) -> None:
+    from rich.console import Console  # only on the way out: rich costs a tenth of a second
+
+    Console(stderr=True).print(message, highlight=False, soft_wrap=True)
 
 
 def main() -> None:
@@ -59,8 +161,8 @@ def main() -> None:
     except (PitchError, BotError, ValueError, OSError) as error:
         if verbose:
             raise
-        _stderr.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
+        _print_error(f"[bold red]error:[/] {error}")
         raise SystemExit(1) from None
     except KeyboardInterrupt:
-        _stderr.print("interrupted")
+        _print_error("interrupted")
         raise SystemExit(130) from None

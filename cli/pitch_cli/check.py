@@ -8,20 +8,23 @@ output when it died, the latencies, and exit status 0 when the bot passed, 1 whe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from pitch_referee.conformance import DECISION_KINDS, ConformanceReport, check_bot
 from pitch_referee.errors import ManifestError, PitchError
 from pitch_referee.manifest import load_manifest
-from pitch_referee.sandbox import SandboxLimits, SandboxMode, SandboxUnavailableError
-from pitch_referee.sandbox import resolve as resolve_sandbox
 
 from .render import count_of, output_console
+
+if TYPE_CHECKING:
+    from pitch_referee.conformance import ConformanceReport
+
+# The conformance check and the sandbox bring gRPC: they are imported when a check runs,
+# so that ``pitch check --help`` does not load them.
 
 _stderr = Console(stderr=True)
 
@@ -44,6 +47,9 @@ def check(
     a discard, a pick-up, every choice of the look through the stock, and plays. Exit
     status 0 when it passes, 1 when it does not.
     """
+    from pitch_referee.conformance import check_bot
+    from pitch_referee.sandbox import SandboxLimits
+
     try:
         manifest = load_manifest(bot_folder)
     except ManifestError as error:
@@ -56,6 +62,9 @@ def check(
 
 
 def _sandboxed(mode: str) -> bool:
+    from pitch_referee.sandbox import SandboxMode, SandboxUnavailableError
+    from pitch_referee.sandbox import resolve as resolve_sandbox
+
     try:
         return resolve_sandbox(SandboxMode(mode), lambda line: _stderr.print(line))
     except ValueError:
@@ -121,6 +130,8 @@ def _positions_table(report: ConformanceReport) -> Table:
 
 
 def _kinds_line(report: ConformanceReport) -> str:
+    from pitch_referee.conformance import DECISION_KINDS
+
     kinds = report.kinds
     parts = []
     for kind in DECISION_KINDS:

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from pitch_referee.errors import ManifestError, PitchError
-from pitch_referee.game_loop import TimeControl
 from pitch_referee.manifest import load_manifest
-from pitch_referee.rerun import RerunReport
-from pitch_referee.rerun import rerun as rerun_bot
-from pitch_referee.sandbox import SandboxLimits, SandboxMode, SandboxUnavailableError
-from pitch_referee.sandbox import resolve as resolve_sandbox
 from pitch_sdk.record import load_record
+from pitch_sdk.table import TimeControl
 
 from .render import context_text, count_of, output_console
+
+if TYPE_CHECKING:
+    from pitch_referee.rerun import RerunReport
+
+# The rerun and the sandbox bring gRPC: they are imported when a rerun runs, so that
+# ``pitch rerun --help`` does not load them.
 
 _stderr = Console(stderr=True)
 
@@ -42,6 +44,9 @@ def rerun(
 
     The game follows the record whatever the bot says: check determinism, or what changed.
     """
+    from pitch_referee.rerun import rerun as rerun_bot
+    from pitch_referee.sandbox import SandboxLimits
+
     game = load_record(record)
     try:
         manifest = load_manifest(bot_folder)
@@ -56,6 +61,9 @@ def rerun(
 
 
 def _sandboxed(mode: str) -> bool:
+    from pitch_referee.sandbox import SandboxMode, SandboxUnavailableError
+    from pitch_referee.sandbox import resolve as resolve_sandbox
+
     try:
         return resolve_sandbox(SandboxMode(mode), lambda line: _stderr.print(line))
     except ValueError:
