@@ -15,7 +15,12 @@ from .render import count_of, output_console, render_game
 
 
 def replay(
-    record: Annotated[Path, typer.Argument(help="A game record (JSON), e.g. games/game-1.json.")],
+    record: Annotated[
+        Path,
+        typer.Argument(
+            help="A game record, JSON or gzip-compressed JSON, e.g. games/pair-00000-a.json.gz."
+        ),
+    ],
     hand: Annotated[
         int | None, typer.Option("--hand", min=1, help="Show only this hand (1 is the first).")
     ] = None,

@@ -160,21 +160,52 @@ class GameRecorder:
         )
 
 
-def write_record(record: dict[str, Any], path: Path) -> None:
-    """Write a record atomically, so a crash never leaves half a file."""
+GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of a gzip file: how ``load_record`` tells one, whatever its name."""
+
+COMPRESSED_SUFFIX = ".gz"
+"""A record file whose name ends so is written gzip-compressed (``write_record``)."""
+
+COMPRESS_LEVEL = 6
+"""gzip's level for records (``bench/match_memory.py`` compares levels)."""
+
+
+def write_record(record: dict[str, Any], path: Path, *, compress: bool | None = None) -> None:
+    """Write a record atomically, so a crash never leaves half a file.
+
+    Compressed (gzip, compact JSON) when ``compress`` says so or, by default, when the
+    name ends in ``.gz`` (``game.json.gz``); otherwise indented JSON. ``load_record``
+    reads both.
+    """
+    path = Path(path)
+    if compress is None:
+        compress = path.name.endswith(COMPRESSED_SUFFIX)
+    if compress:  # mtime 0: the same record gives the same bytes
+        import gzip  # here: the commands that write no compressed record never import it
+
+        data = gzip.compress(
+            json.dumps(record, separators=(",", ":")).encode(), COMPRESS_LEVEL, mtime=0
+        )
+    else:
+        data = (json.dumps(record, indent=1) + "\n").encode()
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(record, indent=1) + "\n")
+    temporary.write_bytes(data)
     temporary.replace(path)
 
 
 def load_record(path: Path) -> dict[str, Any]:
-    """Read a record file.
+    """Read a record file, plain JSON or gzip-compressed JSON (told by its first bytes,
+    whatever the file is called).
 
     Raises:
-        RecordError: the file is missing, not JSON, or not a game record of a known version.
+        RecordError: the file is missing, not (gzip-compressed) JSON, or not a game
+            record of a known version.
     """
     try:
-        record = json.loads(Path(path).read_text())
+        data = Path(path).read_bytes()
+        if data.startswith(GZIP_MAGIC):
+            data = _decompressed(data)
+        record = json.loads(data)
     except FileNotFoundError:
         raise RecordError(f"{path}: no such record file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -186,6 +217,21 @@ def load_record(path: Path) -> dict[str, Any]:
             f"{path}: record version {record.get('version')!r}; this tool reads version {VERSION}"
         )
     return record
+
+
+def _decompressed(data: bytes) -> bytes:
+    """``data`` gunzipped.
+
+    Raises:
+        OSError: not gzip, or cut short (``gzip.BadGzipFile`` or the reason).
+    """
+    import gzip  # here: the commands that read no compressed record never import it
+    import zlib
+
+    try:
+        return gzip.decompress(data)
+    except (EOFError, zlib.error) as error:  # cut short, or damaged inside
+        raise OSError(str(error)) from None
 
 
 @dataclass(frozen=True)
