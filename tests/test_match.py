@@ -270,11 +270,11 @@ def test_match_killed_with_sigkill_resumes_to_the_same_result_without_duplicates
         _match_command(cut), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     deadline = time.monotonic() + 120
-    while len(list((cut / "games").glob("*.json"))) < 3 and time.monotonic() < deadline:
+    while len(list((cut / "games").glob("*.json.gz"))) < 3 and time.monotonic() < deadline:
         time.sleep(0.01)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    before = {path.name: path.read_bytes() for path in (cut / "games").glob("*.json")}
+    before = {path.name: path.read_bytes() for path in (cut / "games").glob("*.json.gz")}
     assert 3 <= len(before) < 16
 
     resumed = subprocess.run(
@@ -282,7 +282,7 @@ def test_match_killed_with_sigkill_resumes_to_the_same_result_without_duplicates
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
-    after = {path.name: path.read_bytes() for path in (cut / "games").glob("*.json")}
+    after = {path.name: path.read_bytes() for path in (cut / "games").glob("*.json.gz")}
     assert all(after[name] == data for name, data in before.items())  # finished games kept
     assert len(after) == 16
     assert _results(cut) == _results(whole)
@@ -317,7 +317,7 @@ def test_match_without_a_seed_draws_a_fresh_one_prints_and_records_it_and_resume
     _match_cli(second)
     assert _seed_of(second) != seed  # fresh each time: 63 random bits
 
-    record_path = first / "games" / "pair-00000-b.json"
+    record_path = first / "games" / "pair-00000-b.json.gz"  # pitch match compresses
     played = load_record(record_path)
     record_path.unlink()
     result = CliRunner().invoke(app, ["match", "--resume", str(first)])

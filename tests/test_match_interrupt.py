@@ -39,7 +39,7 @@ def test_ctrl_c_marks_the_match_interrupted_says_how_to_resume_and_resume_finish
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120
-    while len(list(out.glob("games/*.json"))) < 2:
+    while len(list(out.glob("games/*.json.gz"))) < 2:
         assert time.monotonic() < deadline and match.poll() is None, "no game finished"
         time.sleep(0.02)
     if whole_group:  # what a terminal does: the workers get it too
@@ -54,7 +54,7 @@ def test_ctrl_c_marks_the_match_interrupted_says_how_to_resume_and_resume_finish
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "interrupted" and 2 <= summary["games_played"] < 40
     assert f"{summary['games_played']} of 40 games played" in stderr
-    kept = {path.name: path.read_bytes() for path in out.glob("games/*.json")}
+    kept = {path.name: path.read_bytes() for path in out.glob("games/*.json.gz")}
 
     resumed = subprocess.run(
         _pitch("match", "--resume", out), capture_output=True, text=True, timeout=300

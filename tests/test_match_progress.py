@@ -62,7 +62,7 @@ def test_matches_counts_the_finished_games_of_a_match_still_running(tmp_path):
     summary = json.loads(summary_path.read_text())
     # as a match leaves it when it (re)starts: running, nothing counted yet
     summary_path.write_text(json.dumps({**summary, "status": "running", "games_played": 0}))
-    (root / "m" / "games" / "pair-00001-b.json").unlink()
+    (root / "m" / "games" / "pair-00001-b.json.gz").unlink()
     listed = CliRunner().invoke(app, ["matches", "--root", str(root)])
     assert listed.exit_code == 0, listed.output
     assert "3 of 4" in listed.output and "running" in listed.output

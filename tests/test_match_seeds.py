@@ -33,6 +33,6 @@ def test_a_match_prints_its_seed_as_given_and_its_games_show_their_deal_seed_quo
     )  # fmt: skip
     assert done.exit_code == 0, done.output
     assert "seed 7 (replay with --seed 7)" in done.output
-    shown = CliRunner().invoke(app, ["replay", str(out / "games" / "pair-00000-a.json")])
+    shown = CliRunner().invoke(app, ["replay", str(out / "games" / "pair-00000-a.json.gz")])
     assert shown.exit_code == 0, shown.output
     assert shown.output.startswith('Seed "7.0" · '), shown.output[:80]  # a string, not 7.0

@@ -69,7 +69,7 @@ def test_a_killed_worker_ends_the_match_with_an_error_and_resume_finishes_it(tmp
     while (
         not (workers := _worker_processes(match.pid))
         or len(workers) < 2
-        or not list(out.glob("games/*.json"))
+        or not list(out.glob("games/*.json.gz"))
     ):
         assert time.monotonic() < deadline and match.poll() is None, "no game finished"
         time.sleep(0.02)
@@ -80,7 +80,7 @@ def test_a_killed_worker_ends_the_match_with_an_error_and_resume_finishes_it(tmp
     assert re.search(r"worker \d died \(exit -9\) before the match ended", stderr), stderr
     assert f"pitch match --resume {out}" in stderr and stderr.count("\n") == 1, stderr
     assert "finished)" not in stdout
-    kept = {path.name: path.read_bytes() for path in out.glob("games/*.json")}
+    kept = {path.name: path.read_bytes() for path in out.glob("games/*.json.gz")}
     assert 1 <= len(kept) < 8
 
     resumed = subprocess.run(

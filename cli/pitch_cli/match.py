@@ -116,6 +116,13 @@ def match(
     attach_timeout: Annotated[
         float, typer.Option(help="Seconds to wait for the processes of --attach bots.")
     ] = 120.0,
+    compress: Annotated[
+        bool,
+        typer.Option(
+            help="Store each game's record gzip-compressed (<game>.json.gz, about a tenth "
+            "of the size); pitch replay reads both."
+        ),
+    ] = True,
     keep_going: Annotated[
         bool,
         typer.Option(
@@ -155,6 +162,7 @@ def match(
         memory_mb=memory,
         max_processes=max_processes,
         attach_timeout_s=attach_timeout,
+        compress_records=compress,
     )
     root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
     if MatchFolder(root).exists():
@@ -356,8 +364,9 @@ def _print_result(summary: MatchSummary) -> None:
             f"  SPRT: LLR {test.llr:.2f} ({test.lower_bound:.2f}, {test.upper_bound:.2f}): "
             f"{verdict.get(test.decision or '', undecided)}"
         )
+    suffix = ".json.gz" if summary.settings.compress_records else ".json"
     console.print(
-        f"  records and logs: {root}  (replay one: pitch replay {root}/games/<game>.json)"
+        f"  records and logs: {root}  (replay one: pitch replay {root}/games/<game>{suffix})"
     )
     for side in "ab":
         _print_faults(summary, side)

@@ -60,7 +60,7 @@ def _row(summary: dict[str, Any], folder: Path) -> tuple[str, ...]:
     planned = _at(summary, "games_planned")
     played = _at(summary, "games_played")
     if _at(summary, "status") == MatchStatus.RUNNING:  # written when the match (re)started
-        played = MatchFolder(folder).finished_count()
+        played = MatchFolder(folder).finished_count()  # the records' names: none is read
     counts = [_at(summary, "result", "a", key) for key in ("wins", "losses", "draws")]
     return (
         f"{_bot(_at(summary, 'bots', 'a'))} vs {_bot(_at(summary, 'bots', 'b'))}",

@@ -5,21 +5,24 @@ played twice with the teams swapped (same deck order for each hand number, same 
 dealer): game ``a`` of a pair has bot A in seats 0 and 2, game ``b`` has it in 1 and 3.
 
 The match folder is the source of truth (``folder``): ``match.json`` (who and how), one
-record per finished game, bot logs, and ``summary.json``, which is always recomputed
-from the records. A match killed at any moment resumes by playing exactly the games
-that have no record yet; seeded bots make the resumed match end exactly as an
-uninterrupted one would.
+record per finished game (gzip-compressed unless told otherwise), bot logs, a line per
+finished game in ``outcomes.jsonl``, and ``summary.json``, which is always recomputed
+from those outcomes: a match holds a few numbers per game in memory, never its records.
+A match killed at any moment resumes by playing exactly the games that have no record
+yet; seeded bots make the resumed match end exactly as an uninterrupted one would.
 
 The match seed gives every deal, and is the secret the bots' own seeds are derived from
 (``seeds.bot_seed``), so that one seed replays a whole match. A bot that knows it can
 work out the deals: a match given no seed draws a fresh one, kept in ``match.json``.
 
 The modules, one job each: ``settings`` (who and how), ``schedule`` (the games),
-``folder`` (the folder's layout), ``summary`` (what the records say), ``pool`` (the
-workers) and ``running`` (a match from start or resume to its summary).
+``folder`` (the folder's layout), ``outcomes`` (each game's outcome, and their log),
+``summary`` (what the outcomes say), ``pool`` (the workers) and ``running`` (a match
+from start or resume to its summary).
 """
 
 from .folder import MATCH_FORMAT, MATCH_VERSION, MatchFolder
+from .outcomes import GameOutcome
 from .pool import WorkerError
 from .running import MatchInterrupted, ProgressCallback, resume_match, run_match
 from .schedule import GameSpec, schedule
@@ -35,7 +38,6 @@ from .settings import (
 from .summary import (
     FaultTally,
     GameEntry,
-    GameOutcome,
     MatchProgress,
     MatchStats,
     MatchStatus,

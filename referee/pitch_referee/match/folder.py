@@ -1,31 +1,56 @@
 """The match folder, the one place that knows its layout.
 
 ```
-<root>/match.json        who and how (``MATCH_FORMAT``), written before the first game
-<root>/games/<game>.json one record per finished game, written atomically
-<root>/logs/worker-N/    each worker's bot logs
-<root>/summary.json      recomputed from the records (``summary.MatchSummary.to_json``)
+<root>/match.json           who and how (``MATCH_FORMAT``), written before the first game
+<root>/games/<game>.json.gz one record per finished game, written atomically: gzip-
+                            compressed JSON, or plain ``<game>.json`` (``compress_records``)
+<root>/outcomes.jsonl       a line per finished game: its outcome, taken from its record
+<root>/logs/worker-N/       each worker's bot logs
+<root>/summary.json         recomputed from the outcomes (``summary.MatchSummary.to_json``)
 ```
 
 The folder is the source of truth: a match killed at any moment resumes by playing
-exactly the games that have no finished record yet.
+exactly the games that have no finished record yet. ``outcomes.jsonl`` only saves
+reading the records again (``outcomes``): a record counts whether or not it has a line.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from pitch_sdk.record import RecordError, load_record, record_result
+from typing import Any, NamedTuple
 
 from .schedule import GameSpec
 from .settings import Entrant, MatchError, MatchSettings
 
 MATCH_FORMAT = "pitch-match"
 MATCH_VERSION = 1
+
+PLAIN = ".json"
+COMPRESSED = ".json.gz"
+RECORD_SUFFIXES = (COMPRESSED, PLAIN)
+"""How record files end: ``<game>.json.gz`` (gzip) or ``<game>.json``; both are records,
+which ``load_record`` reads alike."""
+
+
+class RecordFile(NamedTuple):
+    """A record file as a directory listing shows it: enough to tell whether it changed."""
+
+    name: str
+    size: int
+    mtime_ns: int
+
+    @property
+    def game(self) -> str:
+        """The game whose record this is."""
+        return self.name.removesuffix(COMPRESSED).removesuffix(PLAIN)
+
+    @property
+    def compressed(self) -> bool:
+        return self.name.endswith(COMPRESSED)
 
 
 @dataclass(frozen=True)
@@ -48,12 +73,17 @@ class MatchFolder:
     def summary_path(self) -> Path:
         return self.root / "summary.json"
 
+    @property
+    def outcomes_path(self) -> Path:
+        return self.root / "outcomes.jsonl"
+
     def exists(self) -> bool:
         """Whether a match was started here."""
         return self.header_path.exists()
 
-    def record_path(self, spec: GameSpec) -> Path:
-        return self.games_dir / f"{spec.game_id}.json"
+    def record_path(self, spec: GameSpec, compressed: bool = False) -> Path:
+        """Where ``spec``'s record is written: ``<game>.json.gz`` if ``compressed``."""
+        return self.games_dir / f"{spec.game_id}{COMPRESSED if compressed else PLAIN}"
 
     def worker_logs(self, worker: int) -> Path:
         return self.logs_dir / f"worker-{worker}"
@@ -91,35 +121,60 @@ class MatchFolder:
         except MatchError as error:
             raise MatchError(f"{path}: {error}") from None
 
-    def finished(self, specs: Iterable[GameSpec]) -> dict[GameSpec, dict[str, Any]]:
-        """The records of finished games; a record without a result does not count, and
-        neither does one that cannot be read (the game is played again)."""
-        done = {}
-        for spec in specs:
-            try:
-                record = load_record(self.record_path(spec))
-                if record_result(record) is not None:
-                    done[spec] = record
-            except RecordError:
-                continue
-        return done
+    def records(self) -> Iterator[RecordFile]:
+        """The record files in the games folder (``<game>.json.gz`` and ``<game>.json``;
+        not temporary or set-aside files), from the directory listing alone: one
+        ``stat`` each, never their contents. Records are written only once their game is
+        over."""
+        try:
+            with os.scandir(self.games_dir) as entries:
+                for entry in entries:
+                    if _game_of(entry.name) is None:
+                        continue
+                    try:
+                        stat = entry.stat()
+                    except FileNotFoundError:  # moved meanwhile (the ladder refusing it)
+                        continue
+                    yield RecordFile(entry.name, stat.st_size, stat.st_mtime_ns)
+        except FileNotFoundError:
+            return
 
     def finished_count(self) -> int:
-        """How many games have a finished record, whatever the schedule (for listings)."""
-        count = 0
-        for path in self.games_dir.glob("*.json"):
-            try:
-                count += record_result(load_record(path)) is not None
-            except RecordError:
-                continue
-        return count
+        """How many games have a record, whatever the schedule (for listings): names
+        only, no record is read."""
+        return len({file.game for file in self.records()})
 
-    def write_summary(self, data: dict[str, Any]) -> None:
-        write_json(self.summary_path, data)
+    def write_summary(self, data: dict[str, Any], games: Iterable[dict[str, Any]] = ()) -> None:
+        """``summary.json``: ``data``, then its ``games`` one to a line."""
+        write_json(self.summary_path, data, ("games", games))
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Write ``data`` atomically: a reader never finds half a file."""
+def _game_of(name: str) -> str | None:
+    """The game whose record a file of this name is, if it is a record's name."""
+    for suffix in RECORD_SUFFIXES:
+        if name.endswith(suffix):
+            game = name[: -len(suffix)]
+            return game if game.startswith("pair-") and "." not in game else None
+    return None
+
+
+def write_json(path: Path, data: Any, rows: tuple[str, Iterable[Any]] | None = None) -> None:
+    """Write ``data`` atomically: a reader never finds half a file.
+
+    With ``rows`` (a key and its values), ``data`` gets that key last, a list written
+    one value to a line as the values come: a long match's summary is never whole in
+    memory.
+    """
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(data, indent=1) + "\n")
+    with temporary.open("w") as file:
+        text = json.dumps(data, indent=1)
+        if rows is None:
+            file.write(text + "\n")
+        else:
+            key, values = rows
+            head = text.removesuffix("}").rstrip()
+            file.write(f"{head}{',' if data else ''}\n {json.dumps(key)}: [")
+            for number, value in enumerate(values):
+                file.write(("," if number else "") + "\n  " + json.dumps(value))
+            file.write("\n ]\n}\n")
     temporary.replace(path)

@@ -28,9 +28,9 @@ from ..game_loop import GameResult
 from ..referee import PlayerSlot, Referee
 from ..workers import die_with_parent, leave_interrupts_to_parent, pin_to_core, usable_cores
 from .folder import MatchFolder
+from .outcomes import GameOutcome
 from .schedule import GameSpec, seats
 from .settings import Entrant, MatchError, MatchSettings
-from .summary import GameOutcome
 
 
 class WorkerError(MatchError):
@@ -240,5 +240,5 @@ async def _play_pairs(
                 if not await _finished(game, stopped):
                     return  # abandoned: it leaves no record, and resuming plays it
                 result = game.result()
-                write_record(result.record, folder.record_path(spec))
+                write_record(result.record, folder.record_path(spec, settings.compress_records))
                 report(GameOutcome.from_record(spec, result.record))

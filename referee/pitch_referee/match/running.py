@@ -7,17 +7,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from .folder import MatchFolder
+from .outcomes import OutcomeLog
 from .pool import Job, WorkerError, run_workers
 from .schedule import GameSpec
 from .settings import Entrant, MatchError, MatchSettings
 from .summary import (
-    GameOutcome,
     LoadedMatch,
     MatchProgress,
     MatchStatus,
     MatchSummary,
-    cannot_play,
-    progress_of,
+    Playability,
+    Tally,
     summarize,
     summary_of,
 )
@@ -89,20 +89,29 @@ def _play_remaining(
     stop_if_unplayable: bool,
 ) -> MatchSummary:
     loaded = LoadedMatch.load(root)
-    state = progress_of(list(loaded.outcomes.values()), loaded.settings, len(loaded.specs))
+    counts = Tally(loaded.settings.duplicate)
+    for outcome in loaded.outcomes.values():
+        counts.add(outcome)
+    state = counts.progress(loaded.settings, len(loaded.specs))
     if progress:
         progress(state)
     if state.sprt and state.sprt.decision:
         return summary_of(loaded, MatchStatus.STOPPED_BY_SPRT)
-    pairs: dict[int, list[GameSpec]] = {}  # in schedule order
+    by_pair: dict[int, list[GameSpec]] = {}  # in schedule order
     for spec in loaded.specs:
-        if spec not in loaded.finished:
-            pairs.setdefault(spec.pair, []).append(spec)
+        if spec not in loaded.outcomes:
+            by_pair.setdefault(spec.pair, []).append(spec)
+    pairs = list(by_pair.values())
+    del by_pair
     try:
         summary_of(loaded, MatchStatus.RUNNING)
+        job = Job(loaded.a, loaded.b, loaded.settings, root, loaded.settings.sandboxed(announce))
+        planned = len(loaded.specs)
+        del loaded  # not kept while playing: the summary at the end reads the folder again
         status, unplayable = _play(
-            loaded, list(pairs.values()), progress, announce, stop_if_unplayable
+            job, planned, counts, pairs, progress, announce, stop_if_unplayable
         )
+        del pairs  # nor the games they hold, beside those of the summary at the end
     except KeyboardInterrupt:
         raise MatchInterrupted(summarize(root, MatchStatus.INTERRUPTED)) from None
     except WorkerError:
@@ -112,31 +121,37 @@ def _play_remaining(
 
 
 def _play(
-    loaded: LoadedMatch,
+    job: Job,
+    planned: int,
+    counts: Tally,
     pairs: list[list[GameSpec]],
     progress: ProgressCallback | None,
     announce: Callable[[str], None],
     stop_if_unplayable: bool,
 ) -> tuple[MatchStatus, tuple[str, ...]]:
-    """Play ``pairs`` until the end or a reason to stop; returns why it stopped."""
-    settings = loaded.settings
-    outcomes = list(loaded.outcomes.values())
-    job = Job(loaded.a, loaded.b, settings, loaded.folder.root, settings.sandboxed(announce))
+    """Play ``pairs`` until the end or a reason to stop; returns why it stopped.
+
+    Each game is added to ``counts`` and logged (``OutcomeLog``) as it finishes, and
+    then forgotten: what this holds does not grow with the games played.
+    """
+    settings = job.settings
     status: MatchStatus = MatchStatus.FINISHED
     unplayable: tuple[str, ...] = ()
-    played: list[GameOutcome] = []
-    for outcome in run_workers(job, pairs, announce):
-        outcomes.append(outcome)
-        played.append(outcome)
-        state = progress_of(outcomes, settings, len(loaded.specs))
-        if progress:
-            progress(state)
-        if state.sprt and state.sprt.decision:
-            status = MatchStatus.STOPPED_BY_SPRT
-            break
-        if stop_if_unplayable and (unplayable := cannot_play(played)):
-            status = MatchStatus.CANNOT_PLAY
-            break
+    played = Playability()  # judged on this run's games only
+    with OutcomeLog(MatchFolder(job.root), settings.compress_records).opened() as log:
+        for outcome in run_workers(job, pairs, announce):
+            log.append(outcome)
+            counts.add(outcome)
+            played.add(outcome)
+            state = counts.progress(settings, planned)
+            if progress:
+                progress(state)
+            if state.sprt and state.sprt.decision:
+                status = MatchStatus.STOPPED_BY_SPRT
+                break
+            if stop_if_unplayable and (unplayable := played.cannot_play()):
+                status = MatchStatus.CANNOT_PLAY
+                break
     if status is MatchStatus.FINISHED and settings.sprt:
         status = MatchStatus.SPRT_UNDECIDED
     return status, unplayable

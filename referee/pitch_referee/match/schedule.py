@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..referee import PlayerSlot
 from .settings import MatchError, MatchSettings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameSpec:
-    """One game of the schedule."""
+    """One game of the schedule (slotted: a long match holds one per game)."""
 
     pair: int
     side: str
@@ -34,14 +35,31 @@ def schedule(settings: MatchSettings) -> list[GameSpec]:
     if settings.duplicate:
         pairs = (settings.games + 1) // 2
         return [
-            GameSpec(pair, side, f"{settings.seed}.{pair}", pair % 4)
+            GameSpec(pair, side, seed, pair % 4)
             for pair in range(pairs)
+            for seed in (f"{settings.seed}.{pair}",)  # one string for both games
             for side in "ab"
         ]
     return [
         GameSpec(game, "ab"[game % 2], f"{settings.seed}.{game}", game % 4)
         for game in range(settings.games)
     ]
+
+
+_GAME_ID = re.compile(r"pair-(\d{5,})-([ab])")
+
+
+def position(game_id: str, specs: list[GameSpec], duplicate: bool) -> int | None:
+    """Where the game ``game_id`` is in ``specs`` (the schedule of a match, duplicate or
+    not), or ``None`` if it is none of its games; no search, no index to build."""
+    found = _GAME_ID.fullmatch(game_id)
+    if found is None:
+        return None
+    pair, side = int(found[1]), found[2]
+    at = 2 * pair + (side == "b") if duplicate else pair
+    if at < len(specs) and specs[at].pair == pair and specs[at].side == side:
+        return at
+    return None
 
 
 def seats(spec: GameSpec, slots: dict[str, PlayerSlot]) -> list[PlayerSlot]:

@@ -146,6 +146,12 @@ class MatchSettings:
     """Each sandboxed bot's processes and threads."""
     attach_timeout_s: float = 120.0
     """How long the processes of a bot started by hand have to connect."""
+    compress_records: bool = False
+    """Write each game's record gzip-compressed, as ``<game>.json.gz`` (about a tenth of
+    the size; ``pitch match`` does by default), rather than as plain ``<game>.json``.
+    Off here so that a caller that finds records by name (the ladder's import looks
+    for ``*.json``) keeps finding them; ``load_record`` reads both. A folder written
+    before this setting existed has plain records, and resumes so."""
 
     def __post_init__(self) -> None:
         if isinstance(self.rules, Mapping):

@@ -1,22 +1,22 @@
-"""What a match's finished games say: outcomes, the tally, progress, and the summary.
+"""What a match's finished games say: the tally, progress, and the summary.
 
-Everything here is computed from the records in the match folder, so a summary is
-always the same whatever stopped and resumed the match on the way.
+Everything here is computed from the outcomes of the finished games (``outcomes``: a
+few numbers per game, taken from its record), so a summary is always the same whatever
+stopped and resumed the match on the way, and a match's memory does not grow with its
+records. Progress is tallied as games finish (``Tally``), never recounted.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
-
-from pitch_sdk.faults import FaultKind
-from pitch_sdk.record import RecordError, RecordFault, record_result
+from typing import Any, overload
 
 from ..stats import Pentanomial, SprtResult, Trinomial, sprt
 from .folder import MatchFolder
+from .outcomes import GameOutcome, RecordNames, load_outcomes
 from .schedule import GameSpec, schedule
 from .settings import Entrant, MatchSettings
 
@@ -35,79 +35,9 @@ class MatchStatus(enum.StrEnum):
     """Stopped by the user (Ctrl-C) or a failed worker; resuming plays the rest."""
 
 
-UNPLAYABLE = frozenset(
-    {FaultKind.START_FAILED, FaultKind.NO_HELLO, FaultKind.CRASHED, FaultKind.DISCONNECTED}
-)
-"""Faults that say a bot never got to play, or died playing."""
-
 CANNOT_PLAY_AFTER = 2
-"""Games (a duplicate pair) after which a bot whose every game ended in an ``UNPLAYABLE``
-fault is taken to be unable to play at all."""
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    """One finished game from bot A's side."""
-
-    spec: GameSpec
-    a_score: float
-    """1 win, 0.5 draw, 0 loss."""
-    a_points: int
-    b_points: int
-    faults: int
-    a_cpu_ms: float | None = None
-    """CPU used by bot A's two processes in this game, where the sandbox measured it."""
-    b_cpu_ms: float | None = None
-    a_faults: tuple[RecordFault, ...] = ()
-    b_faults: tuple[RecordFault, ...] = ()
-    a_asked: bool = True
-    """Whether bot A made a decision of its own in this game (one not forced)."""
-    b_asked: bool = True
-
-    def faults_of(self, side: str) -> tuple[RecordFault, ...]:
-        return self.a_faults if side == "a" else self.b_faults
-
-    def failed(self, side: str) -> bool:
-        """Whether ``side`` ended this game with a start or crash fault."""
-        return any(fault.kind in UNPLAYABLE for fault in self.faults_of(side))
-
-    def played(self, side: str) -> bool:
-        """Whether ``side`` made decisions in this game and ended it without failing."""
-        return (self.a_asked if side == "a" else self.b_asked) and not self.failed(side)
-
-    @classmethod
-    def from_record(cls, spec: GameSpec, record: dict[str, Any]) -> GameOutcome:
-        """The outcome of ``spec``'s finished record.
-
-        Raises:
-            RecordError: the record has no result, or one that does not read.
-        """
-        result = record_result(record)
-        if result is None:
-            raise RecordError(f"{spec.game_id}: the game is not finished")
-        a, b = spec.a_team, 1 - spec.a_team
-        return cls(
-            spec,
-            result.score_of(a),
-            result.scores[a],
-            result.scores[b],
-            len(result.faults),
-            result.team_cpu_ms(a),
-            result.team_cpu_ms(b),
-            result.faults_of(a),
-            result.faults_of(b),
-            _asked(record, a),
-            _asked(record, b),
-        )
-
-
-def _asked(record: dict[str, Any], team: int) -> bool:
-    """Whether a seat of ``team`` made an unforced decision in ``record``."""
-    return any(
-        not decision.get("forced", True) and decision.get("seat", -1) % 2 == team
-        for hand in record.get("hands", [])
-        for decision in hand.get("decisions", [])
-    )
+"""Games (a duplicate pair) after which a bot whose every game ended in an
+``outcomes.UNPLAYABLE`` fault is taken to be unable to play at all."""
 
 
 def cannot_play(outcomes: Iterable[GameOutcome]) -> tuple[str, ...]:
@@ -117,14 +47,30 @@ def cannot_play(outcomes: Iterable[GameOutcome]) -> tuple[str, ...]:
     fault) in at least one and played properly in none. A game that ended before the
     side was asked anything (its opponent's fault) says nothing about it.
     """
-    outcomes = list(outcomes)
-    if len(outcomes) < CANNOT_PLAY_AFTER:
-        return ()
-    return tuple(
-        side
-        for side in "ab"
-        if any(o.failed(side) for o in outcomes) and not any(o.played(side) for o in outcomes)
-    )
+    playability = Playability()
+    for outcome in outcomes:
+        playability.add(outcome)
+    return playability.cannot_play()
+
+
+class Playability:
+    """``cannot_play`` as games finish, in constant time and memory per game."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.failed = {"a": False, "b": False}
+        self.played = {"a": False, "b": False}
+
+    def add(self, outcome: GameOutcome) -> None:
+        self.games += 1
+        for side in "ab":
+            self.failed[side] = self.failed[side] or outcome.failed(side)
+            self.played[side] = self.played[side] or outcome.played(side)
+
+    def cannot_play(self) -> tuple[str, ...]:
+        if self.games < CANNOT_PLAY_AFTER:
+            return ()
+        return tuple(side for side in "ab" if self.failed[side] and not self.played[side])
 
 
 @dataclass(frozen=True)
@@ -139,54 +85,99 @@ class MatchProgress:
     sprt: SprtResult | None
 
 
+class Tally:
+    """A match's counts, kept up to date as games finish: bot A's wins, losses and
+    draws, and the pentanomial (complete duplicate pairs) or trinomial (games).
+
+    Adding a game costs the same however many came before; the memory held is one
+    number per duplicate pair with a single game so far.
+    """
+
+    def __init__(self, duplicate: bool) -> None:
+        self.duplicate = duplicate
+        self.played = self.wins = self.losses = self.draws = 0
+        self._bins = [0] * (5 if duplicate else 3)
+        self._first_of_pair: dict[int, float] = {}
+
+    def add(self, outcome: GameOutcome) -> None:
+        """Count one more game (each game once: the caller sees to that)."""
+        score = outcome.a_score
+        self.played += 1
+        self.wins += score == 1
+        self.losses += score == 0
+        self.draws += score == 0.5
+        if not self.duplicate:
+            self._bins[int(score * 2)] += 1
+            return
+        first = self._first_of_pair.pop(outcome.spec.pair, None)
+        if first is None:
+            self._first_of_pair[outcome.spec.pair] = score
+        else:
+            self._bins[int((first + score) * 2)] += 1
+
+    def counts(self) -> Pentanomial | Trinomial:
+        """Pentanomial over complete pairs (duplicate), else trinomial over games."""
+        return Pentanomial(*self._bins) if self.duplicate else Trinomial(*self._bins)
+
+    def progress(self, settings: MatchSettings, planned: int) -> MatchProgress:
+        counts = self.counts()
+        params = settings.sprt_params()
+        return MatchProgress(
+            played=self.played,
+            planned=planned,
+            wins=self.wins,
+            losses=self.losses,
+            draws=self.draws,
+            elo=counts.elo,
+            elo_interval=counts.elo_interval,
+            sprt=(
+                sprt(counts, params.elo0, params.elo1, params.alpha, params.beta)
+                if params
+                else None
+            ),
+        )
+
+
 def tally(outcomes: Iterable[GameOutcome], duplicate: bool) -> Pentanomial | Trinomial:
     """Pentanomial over complete pairs (duplicate), else trinomial over games."""
-    outcomes = list(outcomes)
-    if not duplicate:
-        return Trinomial.from_scores(outcome.a_score for outcome in outcomes)
-    by_pair: dict[int, list[float]] = {}
+    return _tally_of(outcomes, duplicate).counts()
+
+
+def _tally_of(outcomes: Iterable[GameOutcome], duplicate: bool) -> Tally:
+    counts = Tally(duplicate)
     for outcome in outcomes:
-        by_pair.setdefault(outcome.spec.pair, []).append(outcome.a_score)
-    return Pentanomial.from_pair_scores(sum(s) for s in by_pair.values() if len(s) == 2)
+        counts.add(outcome)
+    return counts
 
 
 def progress_of(
-    outcomes: list[GameOutcome], settings: MatchSettings, planned: int
+    outcomes: Iterable[GameOutcome], settings: MatchSettings, planned: int
 ) -> MatchProgress:
-    counts = tally(outcomes, settings.duplicate)
-    params = settings.sprt_params()
-    return MatchProgress(
-        played=len(outcomes),
-        planned=planned,
-        wins=sum(outcome.a_score == 1 for outcome in outcomes),
-        losses=sum(outcome.a_score == 0 for outcome in outcomes),
-        draws=sum(outcome.a_score == 0.5 for outcome in outcomes),
-        elo=counts.elo,
-        elo_interval=counts.elo_interval,
-        sprt=sprt(counts, params.elo0, params.elo1, params.alpha, params.beta) if params else None,
-    )
+    return _tally_of(outcomes, settings.duplicate).progress(settings, planned)
 
 
 @dataclass(frozen=True)
 class LoadedMatch:
-    """A match folder as read from disk: who, how, the schedule and the finished games."""
+    """A match folder as read from disk: who, how, the schedule and the finished games
+    (their outcomes, never their records)."""
 
     folder: MatchFolder
     a: Entrant
     b: Entrant
     settings: MatchSettings
     specs: list[GameSpec]
-    finished: dict[GameSpec, dict[str, Any]]
     outcomes: dict[GameSpec, GameOutcome]
+    """The finished games, in schedule order."""
+    records: RecordNames
+    """Each finished game's record file (``records[spec]``: its name in the games folder)."""
 
     @classmethod
     def load(cls, root: Path) -> LoadedMatch:
         folder = MatchFolder(root)
         a, b, settings = folder.read_header()
         specs = schedule(settings)
-        finished = folder.finished(specs)
-        outcomes = {spec: GameOutcome.from_record(spec, rec) for spec, rec in finished.items()}
-        return cls(folder, a, b, settings, specs, finished, outcomes)
+        outcomes, records = load_outcomes(folder, specs, settings.duplicate)
+        return cls(folder, a, b, settings, specs, outcomes, records)
 
 
 @dataclass(frozen=True)
@@ -225,7 +216,7 @@ class FaultTally:
 def fault_tallies(outcomes: Iterable[GameOutcome], side: str) -> tuple[FaultTally, ...]:
     """``side``'s faults by kind, in the order of their first game (schedule order)."""
     tallies: dict[str, FaultTally] = {}
-    for outcome in sorted(outcomes, key=lambda o: o.spec.game_id):
+    for outcome in sorted(outcomes, key=lambda o: (o.spec.pair, o.spec.side)):
         for fault in outcome.faults_of(side):
             known = tallies.get(fault.kind)
             if known is None:
@@ -239,7 +230,7 @@ def fault_tallies(outcomes: Iterable[GameOutcome], side: str) -> tuple[FaultTall
     return tuple(tallies.values())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameEntry:
     """One finished game, as the summary lists it."""
 
@@ -251,11 +242,61 @@ class GameEntry:
     scores: tuple[int, int]
     termination: str
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "record": self.record,
+            "a_team": self.a_team,
+            "a_score": self.a_score,
+            "scores": list(self.scores),
+            "termination": self.termination,
+        }
+
+
+class GameList(Sequence[GameEntry]):
+    """A summary's games, in schedule order, each made from its outcome when asked for:
+    a long match keeps its outcomes, not a second copy of them."""
+
+    def __init__(self, outcomes: Iterable[GameOutcome], records: RecordNames) -> None:
+        self._outcomes = tuple(outcomes)
+        self._records = records
+
+    def __len__(self) -> int:
+        return len(self._outcomes)
+
+    @overload
+    def __getitem__(self, index: int) -> GameEntry: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[GameEntry, ...]: ...
+    def __getitem__(self, index: int | slice) -> GameEntry | tuple[GameEntry, ...]:
+        if isinstance(index, slice):
+            return tuple(self._entry(outcome) for outcome in self._outcomes[index])
+        return self._entry(self._outcomes[index])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __repr__(self) -> str:
+        return f"GameList({len(self)} games)"
+
+    def _entry(self, outcome: GameOutcome) -> GameEntry:
+        spec = outcome.spec
+        return GameEntry(
+            game=spec.game_id,
+            record=f"games/{self._records[spec]}",
+            a_team=spec.a_team,
+            a_score=outcome.a_score,
+            scores=outcome.scores,
+            termination=outcome.termination,
+        )
+
 
 @dataclass(frozen=True)
 class MatchSummary:
-    """A match, recomputed from its records: what ``pitch match`` prints, what the ladder
-    reads, and (``to_json``) what ``summary.json`` holds."""
+    """A match, recomputed from its games' outcomes: what ``pitch match`` prints, what the
+    ladder reads, and (``to_json``) what ``summary.json`` holds."""
 
     folder: Path
     a: Entrant
@@ -273,7 +314,8 @@ class MatchSummary:
     faults: int
     cpu: CpuUse | None
     stats: MatchStats
-    games: tuple[GameEntry, ...]
+    games: Sequence[GameEntry]
+    """In schedule order (a ``GameList``: each entry made when asked for)."""
     a_faults: tuple[FaultTally, ...] = ()
     """Bot A's faults by kind."""
     b_faults: tuple[FaultTally, ...] = ()
@@ -291,6 +333,16 @@ class MatchSummary:
 
     def to_json(self) -> dict[str, Any]:
         """``summary.json``: plain JSON, infinite Elo limits written as null."""
+        return {**self._head_json(), "games": [game.to_json() for game in self.games]}
+
+    def save(self) -> None:
+        """Write ``summary.json`` (``to_json``), a game at a time."""
+        MatchFolder(self.folder).write_summary(
+            self._head_json(), (game.to_json() for game in self.games)
+        )
+
+    def _head_json(self) -> dict[str, Any]:
+        """``to_json`` without the games."""
         stats = self.stats
         cpu = self.cpu
         data = {
@@ -318,23 +370,13 @@ class MatchSummary:
                 "los": stats.los,
                 "sprt": asdict(stats.sprt) if stats.sprt else None,
             },
-            "games": [
-                {
-                    "game": game.game,
-                    "record": game.record,
-                    "a_team": game.a_team,
-                    "a_score": game.a_score,
-                    "scores": list(game.scores),
-                    "termination": game.termination,
-                }
-                for game in self.games
-            ],
         }
         return _finite(data)
 
 
 def summarize(root: Path, status: MatchStatus, cannot_play: tuple[str, ...] = ()) -> MatchSummary:
-    """The match summary, recomputed from the records in the folder, and saved."""
+    """The match summary, recomputed from the outcomes of the games in the folder, and
+    saved."""
     return summary_of(LoadedMatch.load(root), status, cannot_play)
 
 
@@ -343,23 +385,10 @@ def summary_of(
 ) -> MatchSummary:
     """The summary of ``loaded``, saved as its folder's ``summary.json``."""
     folder, settings = loaded.folder, loaded.settings
-    outcomes = list(loaded.outcomes.values())
-    progress = progress_of(outcomes, settings, len(loaded.specs))
-    counts = tally(outcomes, settings.duplicate)
-    games = []
-    for spec, record in sorted(loaded.finished.items(), key=lambda item: item[0].game_id):
-        result = record_result(record)
-        assert result is not None  # finished records only
-        games.append(
-            GameEntry(
-                game=spec.game_id,
-                record=folder.record_path(spec).relative_to(folder.root).as_posix(),
-                a_team=spec.a_team,
-                a_score=loaded.outcomes[spec].a_score,
-                scores=result.scores,
-                termination=result.termination,
-            )
-        )
+    outcomes = loaded.outcomes.values()
+    counts = _tally_of(outcomes, settings.duplicate)
+    progress = counts.progress(settings, len(loaded.specs))
+    pentanomial_or_trinomial = counts.counts()
     summary = MatchSummary(
         folder=folder.root,
         a=loaded.a,
@@ -367,7 +396,7 @@ def summary_of(
         settings=settings,
         status=status,
         games_planned=len(loaded.specs),
-        games_played=len(outcomes),
+        games_played=counts.played,
         wins=progress.wins,
         losses=progress.losses,
         draws=progress.draws,
@@ -379,22 +408,22 @@ def summary_of(
         cpu=_cpu_use(outcomes),
         stats=MatchStats(
             model="pentanomial" if settings.duplicate else "trinomial",
-            counts=tuple(counts.counts),
+            counts=tuple(pentanomial_or_trinomial.counts),
             elo=progress.elo,
             elo_interval=progress.elo_interval,
-            los=counts.los,
+            los=pentanomial_or_trinomial.los,
             sprt=progress.sprt,
         ),
-        games=tuple(games),
+        games=GameList(outcomes, loaded.records),
         a_faults=fault_tallies(outcomes, "a"),
         b_faults=fault_tallies(outcomes, "b"),
         cannot_play=cannot_play,
     )
-    folder.write_summary(summary.to_json())
+    summary.save()
     return summary
 
 
-def _cpu_use(outcomes: list[GameOutcome]) -> CpuUse | None:
+def _cpu_use(outcomes: Iterable[GameOutcome]) -> CpuUse | None:
     """Each bot's CPU over the games where it was measured (all of them, or none)."""
     measured = [o for o in outcomes if o.a_cpu_ms is not None and o.b_cpu_ms is not None]
     if not measured:
