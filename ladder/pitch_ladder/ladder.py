@@ -41,7 +41,7 @@ from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
 from .executor import local_pool
 from .lock import RunLock
-from .models import Bot, BotVersion, Game, Match, VersionRating
+from .models import Bot, BotVersion, Game, GameRecord, Match, VersionRating
 from .ownership import claim_database, new_ladder_id
 from .runner import (
     Pools,
@@ -390,13 +390,15 @@ class Ladder:
         with Session(self.engine) as session:
             bot = self._bot(session, name)
             bot.active = False
-            ids = select(BotVersion.id).where(BotVersion.bot_id == bot.id)
-            pending = session.exec(
-                select(Match).where(
-                    Match.status == "pending",
-                    col(Match.a_version_id).in_(ids) | col(Match.b_version_id).in_(ids),
+            ids = session.exec(select(BotVersion.id).where(BotVersion.bot_id == bot.id)).all()
+            # Each side by its own index: an OR of the two would read every match.
+            pending = [
+                match
+                for side in (col(Match.a_version_id), col(Match.b_version_id))
+                for match in session.exec(
+                    select(Match).where(Match.status == "pending", side.in_(ids))
                 )
-            ).all()
+            ]
             for match in pending:
                 match.status = "cancelled"
             session.commit()
@@ -593,7 +595,9 @@ class Ladder:
                 raise LadderError(
                     f"no game {number} in this ladder: `pitch ladder games` lists them"
                 )
-            record = session.exec(select(Game.record).where(Game.id == number)).one()
+            record = session.exec(
+                select(GameRecord.record).where(GameRecord.game_id == number)
+            ).one()
             return StoredGame(self._game_infos(session, [_GameRow(*row)])[0], record)
 
     def _game_infos(self, session: Session, rows: list[_GameRow]) -> list[GameInfo]:

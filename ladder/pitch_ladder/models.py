@@ -97,7 +97,10 @@ class MatchBase(SQLModel):
 
 
 class Match(MatchBase, table=True):
-    __table_args__ = (UniqueConstraint("round", "a_version_id", "b_version_id"),)
+    __table_args__ = (
+        UniqueConstraint("round", "a_version_id", "b_version_id"),
+        Index("ix_match_status_round_id", "status", "round", "id"),  # pending, in play order
+    )
     id: int | None = Field(default=None, primary_key=True)
 
 
@@ -121,18 +124,32 @@ class GameBase(SQLModel):
     faults: int
     termination: str
     record_path: str
-    """The record file, relative to the ladder folder."""
-    record: dict[str, Any] = Field(sa_type=JSON)
-    """The whole game record, stored with the result in the same transaction."""
+    """The record file, relative to the ladder folder; the record itself is in
+    ``game_record``, so that reading games never reads records."""
     finished_at: datetime = _timestamp()
 
 
 class Game(GameBase, table=True):
     __table_args__ = (
         UniqueConstraint("match_id", "game_id"),
-        Index("ix_game_round_match_id", "round", "match_id"),
+        Index("ix_game_round_match_id", "round", "match_id"),  # the Elo order
+        Index("ix_game_a_version_id_id", "a_version_id", "id"),  # a version's games, newest
+        Index("ix_game_b_version_id_id", "b_version_id", "id"),
     )
     id: int | None = Field(default=None, primary_key=True)
+
+
+class GameRecordBase(SQLModel):
+    game_id: int = Field(foreign_key="game.id", primary_key=True)
+    record: dict[str, Any] = Field(sa_type=JSON)
+    """The whole game record, stored with its game in the same transaction."""
+
+
+class GameRecord(GameRecordBase, table=True):
+    """A game's record, apart from the game's row: lists and ratings read games whole
+    without reading (on SQLite, without even paging through) their records."""
+
+    __tablename__ = "game_record"
 
 
 class RatingHistoryBase(SQLModel):

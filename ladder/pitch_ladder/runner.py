@@ -42,7 +42,7 @@ from pitch_sdk.record import RecordError, load_record, record_result
 
 from .errors import LadderError
 from .executor import play_match
-from .models import Bot, BotVersion, Game, Match, now
+from .models import Bot, BotVersion, Game, GameRecord, Match, now
 from .ownership import deal_secret
 from .schedule import match_folder, match_settings, planned_games, round_robin
 from .standings import latest_versions, rerate
@@ -393,6 +393,10 @@ class _Run:
             session.add_all(games)
             if games:
                 session.flush()
+                session.add_all(
+                    GameRecord.model_validate({"game_id": game.id, "record": new.record})
+                    for game, new in zip(games, found, strict=True)
+                )
                 rerate(session, {game.id for game in games if game.id is not None})
             for match in completed:
                 stored = {new.spec.game_id for new in found if new.match is match}
@@ -473,7 +477,6 @@ def _game_row(ladder: Path, found: _Found) -> Game:
             "faults": outcome.faults,
             "termination": result.termination,
             "record_path": found.path.relative_to(ladder).as_posix(),
-            "record": record,
             "finished_at": found.finished_at,
         }
     )

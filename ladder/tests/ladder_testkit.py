@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from pitch_cli import app
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Bot, BotVersion, Game, Match, now
+from pitch_ladder.models import Bot, BotVersion, Game, GameRecord, Match, now
 from pitch_ladder.standings import rerate
 from pitch_referee.errors import PitchError
 
@@ -138,7 +138,6 @@ def game_row(
             "faults": 0,
             "termination": "target",
             "record_path": "x.json",
-            "record": {},
             "finished_at": now(),
         }
     )
@@ -155,5 +154,6 @@ def store_games(session: Session, games: list[Game]) -> None:
     """Store games as one poll of ``ladder run`` does: with their ratings, in one transaction."""
     session.add_all(games)
     session.flush()
+    session.add_all(GameRecord.model_validate({"game_id": game.id, "record": {}}) for game in games)
     rerate(session, {game.id for game in games if game.id is not None})
     session.commit()

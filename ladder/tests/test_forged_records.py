@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from ladder_testkit import GREEDY, RANDOM
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Game, Match
+from pitch_ladder.models import Game, GameRecord, Match
 from pitch_ladder.runner import REJECTED
 from pitch_ladder.schedule import match_folder
 from pitch_ladder.verify import refusal
@@ -100,9 +100,14 @@ def _run(ladder: Ladder) -> str | None:
     return None
 
 
-def _stored(ladder: Ladder) -> list[tuple[Match, Game]]:
+def _stored(ladder: Ladder) -> list[tuple[Match, Game, GameRecord]]:
     with Session(ladder.engine) as session:
-        return list(session.exec(select(Match, Game).join(Game)).all())
+        query = (
+            select(Match, Game, GameRecord)
+            .join(Game, col(Game.match_id) == col(Match.id))
+            .join(GameRecord, col(GameRecord.game_id) == col(Game.id))
+        )
+        return list(session.exec(query).all())
 
 
 def _pending(ladder: Ladder) -> list[Match]:
@@ -112,10 +117,10 @@ def _pending(ladder: Ladder) -> list[Match]:
 
 def _all_honest(ladder: Ladder) -> None:
     """Every stored game is one of its match's schedule, confirmed by the engine."""
-    for match, game in _stored(ladder):
+    for match, game, stored in _stored(ladder):
         settings = MatchSettings(**match.settings)
         spec = next(s for s in schedule(settings) if s.game_id == game.game_id)
-        assert refusal(game.record, spec, settings, "greedy", "random") is None
+        assert refusal(stored.record, spec, settings, "greedy", "random") is None
 
 
 @pytest.mark.slow
@@ -143,7 +148,7 @@ def test_records_planted_before_a_run_are_refused_moved_aside_and_replayed(
     if _pending(ladder):  # the match read its folder before the run moved the forgeries
         assert _run(ladder) is None  # the next run plays the refused game
     _all_honest(ladder)
-    assert sorted((m.round, g.game_id) for m, g in _stored(ladder)) == [
+    assert sorted((m.round, g.game_id) for m, g, _ in _stored(ladder)) == [
         (1, "pair-00000-a"), (1, "pair-00000-b"), (2, "pair-00000-a"), (2, "pair-00000-b"),
     ]  # fmt: skip
     ladder.close()

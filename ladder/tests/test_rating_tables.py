@@ -3,6 +3,7 @@ computed once per change, and a cost that follows the new games, not the history
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,14 @@ from sqlmodel import Session, select
 from pitch_ladder import models, standings
 from pitch_ladder.database import alembic_config, database_url, migrate
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Game, Match, PairTotal, RatingHistory, VersionRating
+from pitch_ladder.models import (
+    Game,
+    GameRecord,
+    Match,
+    PairTotal,
+    RatingHistory,
+    VersionRating,
+)
 from pitch_ladder.ratings import bradley_terry_by_group, elo_from_games
 
 NAMES = ["ann", "bob", "cy", "dee", "eve"]
@@ -204,9 +212,15 @@ def test_upgrading_a_0003_ladder_fills_the_rating_tables_from_its_games(
                 text(
                     "INSERT INTO game (match_id, game_id, a_team, a_score, b_score, a_points, "
                     "b_points, faults, termination, record_path, record, finished_at) VALUES "
-                    "(:match, :game, 0, :score, 1 - :score, 0, 0, 0, 't', 'r', '{}', :now)"
+                    "(:match, :game, 0, :score, 1 - :score, 0, 0, 0, 't', 'r', :record, :now)"
                 ),
-                {"match": matches[round_number, pair], "game": game_id, "score": score, **now},
+                {
+                    "match": matches[round_number, pair],
+                    "game": game_id,
+                    "score": score,
+                    "record": json.dumps({"game": game_id}),
+                    **now,
+                },
             )
     migrate(engine)  # as the next command does
     games = [(a, b, score) for _, (a, b), _, score in sorted(results)]
@@ -215,7 +229,10 @@ def test_upgrading_a_0003_ladder_fills_the_rating_tables_from_its_games(
         lines = standings.standings(session)
         game = session.exec(select(Game).where(Game.match_id == 1)).first()
         match = session.get_one(Match, 1)
+        records = {row.game_id: row.record for row in session.exec(select(GameRecord))}
     assert game is not None
+    assert len(records) == len(results)  # the records moved to their own table
+    assert records[game.id] == {"game": game.game_id}
     assert (game.round, game.a_version_id, game.b_version_id) == (
         match.round,
         match.a_version_id,
