@@ -158,7 +158,15 @@ def test_pitch_matches_counts_the_records_of_a_running_match_by_name(tmp_path, r
 def _run(root: Path) -> dict:
     greedy, random = Entrant.from_argument(str(GREEDY)), Entrant.from_argument(str(RANDOM))
     settings = MatchSettings(
-        games=6, seed=17, rules={"hand_cap": 2}, compress_records=True, sandbox="off"
+        games=6,
+        seed=17,
+        rules={"hand_cap": 2},
+        compress_records=True,
+        sandbox="off",
+        # generous limits: a fault of a bot slowed by a loaded machine would change a game
+        time_limit_ms=10_000,
+        time_reserve_ms=60_000,
+        start_timeout_s=60,
     )
     run_match(greedy, random, settings, root, announce=lambda _: None)
     return json.loads((root / "summary.json").read_text())
