@@ -10,20 +10,25 @@ the repository this file is in is measured.
 Every command is run with the checkout's own interpreter and ``pitch`` script (not
 through ``uv run``, which adds its own start-up), output discarded, ``--runs`` times; the
 runs of all commands and checkouts are interleaved so that a busy moment of the machine
-falls on all of them alike. The floors: ``python -c pass`` (the interpreter),
-``python -c "import typer"`` (the CLI framework, which every command needs) and
-``python -c "import typer.rich_utils"`` (Typer's help formatter, which imports rich with
-its Markdown and traceback support: every help screen pays it); and, to weigh that last
-one, ``pitch --help`` with Typer's plain (Click) help instead. Then ``-X importtime``
-runs of each ``pitch`` command (the quickest of ``--profiles``) give the packages that
-cost the most (import time spent in each package's own modules, its dependencies
-counted apart) and whether the database layer, gRPC or numpy was loaded at all.
+falls on all of them alike. Each is reported as the median and the minimum wall-clock
+time, and the median CPU time (user + system): on a loaded machine a start-up waits for
+a core, and its CPU time is the better guess of its wall-clock time on a quiet one.
+
+The floors: ``python -c pass`` (the interpreter), ``python -c "import typer"`` (the CLI
+framework, which every command needs) and ``python -c "import typer.rich_utils"``
+(Typer's help formatter, which imports rich with its Markdown and traceback support:
+every help screen pays it); and, to weigh that last one, ``pitch --help`` with Typer's
+plain (Click) help instead. Then ``-X importtime`` runs of each ``pitch`` command (the
+quickest of ``--profiles``) give the packages that cost the most (import time spent in
+each package's own modules, its dependencies counted apart) and whether the database
+layer, gRPC or numpy was loaded at all.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,13 +81,20 @@ def make_record(checkout: Path, folder: Path) -> Path:
     return next(folder.glob("game-*"))
 
 
-def run_once(command: list[str]) -> float:
+def run_once(command: list[str]) -> tuple[float, float]:
+    """The command's wall-clock time and its CPU time (user + system), in seconds."""
+    cpu_before = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr.decode()}")
-    return elapsed
+    return elapsed, _children_cpu() - cpu_before
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def import_profile(command: list[str]) -> tuple[float, dict[str, float]]:
@@ -125,7 +137,7 @@ def main() -> None:
         for number, checkout in enumerate(checkouts):
             record = make_record(checkout, Path(tmp) / str(number))
             plans[checkout] = [(label, argv(checkout, c)) for label, c in commands(record)]
-        times: dict[tuple[Path, str], list[float]] = {}
+        times: dict[tuple[Path, str], list[tuple[float, float]]] = {}
         for _ in range(args.runs):
             for checkout, plan in plans.items():
                 for label, command in plan:
@@ -133,14 +145,17 @@ def main() -> None:
         print(f"load average {os.getloadavg()[0]:.2f} at the end of {args.runs} runs\n")
 
         labels = [label for label, _ in next(iter(plans.values()))]
-        header = " | ".join(f"{c}: median / min" for c in checkouts)
+        header = " | ".join(f"{c}: median / min (CPU)" for c in checkouts)
         print(f"| command | {header} |")
         print("|---|" + "---|" * len(checkouts))
         for label in labels:
             cells = []
             for checkout in checkouts:
-                runs = times[(checkout, label)]
-                cells.append(f"{statistics.median(runs):.3f} / {min(runs):.3f} s")
+                walls, cpus = zip(*times[(checkout, label)], strict=True)
+                cells.append(
+                    f"{statistics.median(walls):.3f} / {min(walls):.3f} s "
+                    f"({statistics.median(cpus):.3f} s)"
+                )
             print(f"| `{label}` | {' | '.join(cells)} |")
 
         for checkout, plan in plans.items():
