@@ -437,7 +437,9 @@ class Ladder:
         Args:
             executor: where matches run; default a local process pool of ``workers``
                 (default: the cores), each pinned to its own core if ``affinity``, and
-                made afresh when a worker dies (see ``runner``).
+                made afresh when a worker dies (see ``runner``). It is handed
+                ``runner.window(workers)`` matches at a time (2 x workers + 1): give a
+                remote executor its number of workers.
             wait: wait for another run on this ladder to end instead of refusing.
             trust_bots: run the bots without the sandbox where the machine has none.
 

@@ -1,12 +1,15 @@
 """``ladder run``: schedule rounds as match rows, play them on an executor, import the games.
 
-The database holds the schedule (one ``match`` row per pair and round, created in one
-transaction) and each match folder holds its games as they finish. While matches play,
-the run looks for new records every ``POLL_S`` seconds and stores each one with its
-result, in one transaction with the recomputed Elo history. So a run killed at any
-moment loses nothing that finished: the next run finds the unfinished matches, resumes
-their folders (games with a record are not replayed) and imports what is missing;
-``(match, game id)`` is unique, so nothing is stored twice.
+The database holds the schedule (one ``match`` row per pair and round, all written in one
+transaction by bulk inserts) and each match folder holds its games as they finish. The
+run reads the pending matches a chunk at a time, in play order, and hands the executor a
+few more than it has workers (``window``); while they play, it looks every ``POLL_S``
+seconds for new records in the folders of the matches that are running (never all of
+them) and stores each one with its result, in one transaction with the ratings that
+depend on it (``standings.rerate``). So a run killed at any moment loses nothing that
+finished: the next run finds the unfinished matches, resumes their folders (games with a
+record are not replayed) and imports what is missing; ``(match, game id)`` is unique, so
+nothing is stored twice.
 
 A record is stored only if ``verify.refusal`` finds nothing wrong with it: the folder is
 a file system anyone may write, the database is the ladder's word. A refused record is
@@ -23,17 +26,20 @@ Runs under the caller's run lock (``lock.py``); does not know about the CLI.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from pathlib import Path
+from itertools import chain
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Connection, Engine, func, tuple_
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
@@ -44,7 +50,7 @@ from .errors import LadderError
 from .executor import play_match
 from .models import Bot, BotVersion, Game, GameRecord, Match, now
 from .ownership import deal_secret
-from .schedule import match_folder, match_settings, planned_games, round_robin
+from .schedule import match_folder, match_seeds, match_settings, planned_games, round_robin
 from .standings import latest_versions, rerate
 from .verify import refusal
 
@@ -97,12 +103,17 @@ def schedule_rounds(
 ) -> None:
     """Create the matches of ``rounds`` new rounds between the active bots' latest versions.
 
+    One transaction, the rows handed to the database driver in bulk (``COPY`` on
+    PostgreSQL), in round-robin order: the ids follow it, and Elo replays in it. Every
+    match of a call has the same settings but for its seed, so they are made and checked
+    once (``match_settings``) and written as JSON once, each match's seed put in the text.
+
     Raises:
         LadderError: fewer than two active bots.
         ValueError: a bad rule or game count.
     """
     with Session(engine) as session:
-        latest = {bot.name: version for bot, version in latest_versions(session)}
+        latest = {bot.name: version.id for bot, version in latest_versions(session)}
         if len(latest) < 2:
             raise LadderError(
                 f"the ladder has {len(latest)} active bot(s): submit at least two "
@@ -110,23 +121,72 @@ def schedule_rounds(
             )
         first = (session.exec(select(func.max(Match.round))).one() or 0) + 1
         secret = deal_secret(session)
-        for number in range(first, first + rounds):
-            for a, b in round_robin(list(latest)):
-                settings = match_settings(secret, number, a, b, games_per_match, rules)
-                match = Match.model_validate(
-                    {
-                        "round": number,
-                        "a_version_id": latest[a].id,
-                        "b_version_id": latest[b].id,
-                        "seed": settings["seed"],
-                        "games_planned": planned_games(settings),
-                        "settings": settings,
-                        "folder": match_folder(number, a, b),
-                    }
-                )
-                session.add(match)
-                session.flush()  # ids follow the round-robin order, which Elo replays in
+        pairs = round_robin(list(latest))
+        template = match_settings(secret, first, *pairs[0], games_per_match, rules)
+        planned, seed_of = planned_games(template), match_seeds(secret)
+        text, mark = json.dumps({**template, "seed": _SEED}), json.dumps(_SEED)
+        rows = (
+            (
+                number,
+                latest[a],
+                latest[b],
+                seed,
+                planned,
+                text.replace(mark, str(seed)),  # json.dumps of match_settings(..., a, b, ...)
+                match_folder(number, a, b),
+            )
+            for number in range(first, first + rounds)
+            for a, b in pairs
+            for seed in (seed_of(number, a, b),)
+        )
+        _insert_matches(session.connection(), rows, now())
         session.commit()
+
+
+_SEED = "<seed>"
+"""Where each match's seed goes in the settings' JSON text."""
+_MATCH_COLUMNS = (
+    "round",
+    "a_version_id",
+    "b_version_id",
+    "seed",
+    "games_planned",
+    "settings",
+    "folder",
+    "status",
+    "created_at",
+)
+_INSERT_ROWS = 5000
+
+
+def _insert_matches(connection: Connection, rows: Iterable[tuple[Any, ...]], at: datetime) -> None:
+    """Pending match rows (``_MATCH_COLUMNS`` but the last two; settings as JSON text),
+    straight to the driver: SQLAlchemy's processing of each value would cost more than
+    the database's work."""
+    columns = ", ".join(_MATCH_COLUMNS)
+    if connection.dialect.name == "postgresql":
+        cursor = connection.connection.driver_connection.cursor()  # psycopg, this transaction
+        with cursor.copy(f'COPY "match" ({columns}) FROM STDIN') as copy:
+            for row in rows:
+                copy.write_row((*row, "pending", at))
+        return
+    dialect = connection.dialect
+    stamp = Match.__table__.c.created_at.type.dialect_impl(dialect).bind_processor(dialect)
+    created = stamp(at) if stamp else at  # SQLite keeps times as SQLAlchemy writes them
+    marks = ", ".join("?" * len(_MATCH_COLUMNS))
+    for chunk in _chunks(((*row, "pending", created) for row in rows), _INSERT_ROWS):
+        connection.exec_driver_sql(f'INSERT INTO "match" ({columns}) VALUES ({marks})', chunk)
+
+
+def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    chunk = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def pending_rounds(engine: Engine) -> int:
@@ -180,33 +240,38 @@ def play_pending(
 ) -> RunReport:
     """Play every pending match on pools of ``workers``, storing games as they finish.
 
-    After a pool breaks, the suspects are the first ``workers + 1`` unfinished matches:
-    a process pool hands out its jobs in order, one more than it has workers, so the
-    match that killed a worker is among them. ``check_database`` is called before each
-    write (``database.watch``).
+    The executor is handed at most ``window(workers)`` matches at a time, the next ones
+    as these end, so that the run reads the pending matches a chunk at a time and polls
+    only the folders of matches that are running. After a pool breaks, the suspects are
+    the first ``workers + 1`` unfinished matches handed to it: a process pool hands out
+    its jobs in order, one more than it has workers, so the match that killed a worker is
+    among them. ``check_database`` is called before each write (``database.watch``).
 
     Raises:
         LadderError: some matches could not be played, or some records were refused (the
             other games are stored); running again retries them. Or the database went
             away (``check_database``).
     """
-    matches = _pending(engine)
-    resumed = sum(1 for match in matches if match.scores or (ladder / match.folder).exists())
-    run = _Run(ladder, engine, _Reporter(progress, matches, resumed), check_database)
+    pending = _Pending(engine)
+    totals = pending.totals(ladder)
+    run = _Run(ladder, engine, _Reporter(progress, totals), check_database)
     run.reporter.send()
-    todo = matches
-    while todo:
+    todo: Iterator[_Running] = iter(pending)
+    while True:
         with pools(workers) as executor:
-            broken = run.play(todo, executor)
-        suspects, todo = broken[: workers + 1], broken[workers + 1 :]
+            broken = run.play(todo, executor, window(workers))
+        if not broken:
+            break
+        suspects, rest = broken[: workers + 1], broken[workers + 1 :]
         for match in suspects:
             with pools(1) as alone:
-                if run.play([match], alone):
+                if run.play(iter([match]), alone, 1):
                     run.problem(
                         f"{match.folder} ({match.a} vs {match.b}): its worker process died "
                         "even with the match playing alone, so one of these two bots kills "
                         "processes (or uses all the memory); its finished games are stored"
                     )
+        todo = chain(rest, todo)
     if run.problems:
         count = len(run.problems)
         more = f" (and {count - 1} more)" if count > 1 else ""
@@ -214,31 +279,92 @@ def play_pending(
             f"{count} problem(s) in this run: {run.problems[0]}{more}; the other games are "
             "stored: run again to finish the matches"
         )
-    return RunReport(len(matches), run.stored)
+    return RunReport(totals.matches, run.stored)
 
 
-def _pending(engine: Engine) -> list[_Running]:
-    with Session(engine) as session:
-        versions = {
-            version.id: (bot.name, version.folder)
-            for bot, version in session.exec(
-                select(Bot, BotVersion).join(BotVersion, col(BotVersion.bot_id) == col(Bot.id))
-            ).all()
-        }
-        matches = session.exec(
-            select(Match).where(Match.status == "pending").order_by(col(Match.round), col(Match.id))
-        ).all()
-        running = []
-        for match in matches:
-            (a, a_folder), (b, b_folder) = (
-                versions[match.a_version_id],
-                versions[match.b_version_id],
-            )
+def window(workers: int) -> int:
+    """How many matches the executor holds at once: each worker's, one queued for each
+    worker (a process pool's own queue), and one more; the rest wait in the database."""
+    return 2 * workers + 1
+
+
+@dataclass(frozen=True)
+class _Totals:
+    """The pending matches when a run starts (``RunProgress`` has the meanings)."""
+
+    matches: int
+    games_planned: int
+    games_stored: int
+    resumed: int
+
+
+class _Pending:
+    """The pending matches in play order (round, id), read a chunk at a time."""
+
+    CHUNK = 200
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def totals(self, ladder: Path) -> _Totals:
+        """Counted in the database, and ``resumed`` from one listing of the match folders.
+
+        A resumed match is one with stored games or a folder: it was started by a run
+        that did not finish it (or its games were played after the backup that was
+        restored).
+        """
+        pending = select(Match.id).where(Match.status == "pending")
+        with Session(self.engine) as session:
+            matches, planned = session.exec(
+                select(func.count(), func.sum(Match.games_planned)).where(Match.status == "pending")
+            ).one()
             stored = session.exec(
-                select(Game.game_id, Game.a_score).where(Game.match_id == match.id)
+                select(Game.match_id, func.count())
+                .where(col(Game.match_id).in_(pending))
+                .group_by(col(Game.match_id))
             ).all()
-            running.append(
-                _Running(
+            started = {match_id for match_id, _ in stored}
+            folders = _folders(ladder / MATCHES)
+            if folders:
+                for match_id, folder in session.exec(
+                    select(Match.id, Match.folder).where(Match.status == "pending")
+                ):
+                    if PurePosixPath(folder).name in folders:
+                        started.add(match_id)
+        return _Totals(matches, planned or 0, sum(count for _, count in stored), len(started))
+
+    def __iter__(self) -> Iterator[_Running]:
+        with Session(self.engine) as session:
+            versions = {
+                version.id: (bot.name, version.folder)
+                for bot, version in session.exec(
+                    select(Bot, BotVersion).join(BotVersion, col(BotVersion.bot_id) == col(Bot.id))
+                ).all()
+            }
+        after = (0, 0)
+        while True:
+            with Session(self.engine) as session:
+                matches = session.exec(
+                    select(Match)
+                    .where(Match.status == "pending", tuple_(Match.round, Match.id) > after)
+                    .order_by(col(Match.status), col(Match.round), col(Match.id))
+                    .limit(self.CHUNK)
+                ).all()
+                if not matches:
+                    return
+                scores: dict[int, dict[str, float]] = {match.id or 0: {} for match in matches}
+                for match_id, game_id, a_score in session.exec(
+                    select(Game.match_id, Game.game_id, Game.a_score).where(
+                        col(Game.match_id).in_(scores)
+                    )
+                ):
+                    scores[match_id][game_id] = a_score
+            for match in matches:
+                (a, a_folder), (b, b_folder) = (
+                    versions[match.a_version_id],
+                    versions[match.b_version_id],
+                )
+                yield _Running(
                     match_id=match.id or 0,
                     round=match.round,
                     a=a,
@@ -250,31 +376,45 @@ def _pending(engine: Engine) -> list[_Running]:
                     settings=match.settings,
                     folder=match.folder,
                     planned=match.games_planned,
-                    scores=dict(stored),
+                    scores=scores[match.id or 0],
                 )
-            )
-        return running
+            after = (matches[-1].round, matches[-1].id or 0)
+
+
+MATCHES = "matches"
+"""The ladder folder's folder of match folders (``schedule.match_folder``)."""
+
+
+def _folders(where: Path) -> set[str]:
+    try:
+        return {entry.name for entry in os.scandir(where)}
+    except FileNotFoundError:
+        return set()
 
 
 class _Reporter:
-    def __init__(
-        self, callback: ProgressCallback | None, running: list[_Running], resumed: int
-    ) -> None:
+    def __init__(self, callback: ProgressCallback | None, totals: _Totals) -> None:
         self.callback = callback
-        self.running = running
-        self.resumed = resumed
+        self.totals = totals
+        self.games = totals.games_stored
         self.finished = 0
 
-    def send(self, finished: tuple[MatchResult, ...] = (), problems: tuple[str, ...] = ()) -> None:
+    def send(
+        self,
+        finished: tuple[MatchResult, ...] = (),
+        problems: tuple[str, ...] = (),
+        stored: int = 0,
+    ) -> None:
         self.finished += len(finished)
+        self.games += stored
         if self.callback:
             self.callback(
                 RunProgress(
-                    games_done=sum(len(match.scores) for match in self.running),
-                    games_planned=sum(match.planned for match in self.running),
+                    games_done=self.games,
+                    games_planned=self.totals.games_planned,
                     matches_done=self.finished,
-                    matches_planned=len(self.running),
-                    resumed=self.resumed,
+                    matches_planned=self.totals.matches,
+                    resumed=self.totals.resumed,
                     finished=finished,
                     problems=problems,
                 )
@@ -313,17 +453,31 @@ class _Run:
         self.problems.append(text)
         self.reporter.send(problems=(text,))
 
-    def play(self, matches: list[_Running], executor: Executor) -> list[_Running]:
-        """Play ``matches`` on ``executor``; return those cut off by a broken pool, in order.
+    def play(self, matches: Iterator[_Running], executor: Executor, at_once: int) -> list[_Running]:
+        """Play ``matches`` on ``executor``, ``at_once`` at a time; return those cut off by
+        a broken pool, in the order they were handed to it (the rest of ``matches`` is
+        left in the iterator).
 
         Raises:
             LadderError: the executor refuses jobs (a caller's executor that broke).
         """
         futures: dict[Future[list[str]], _Running] = {}
+        order: dict[int, int] = {}  # id(match): when it was handed over
         broken: list[_Running] = []
+
+        def hand_over() -> None:
+            while len(futures) < at_once and not broken:
+                match = next(matches, None)
+                if match is None:
+                    return
+                order[id(match)] = len(order)
+                try:
+                    futures[self._submit(executor, match)] = match
+                except BrokenProcessPool:
+                    broken.append(match)
+
         try:
-            for match in matches:
-                futures[self._submit(executor, match)] = match
+            hand_over()
             while futures:
                 done, _ = wait(futures, timeout=POLL_S, return_when=FIRST_COMPLETED)
                 ended, completed = [futures.pop(future) for future in done], []
@@ -336,12 +490,14 @@ class _Run:
                     else:
                         match.played = future.result()
                         completed.append(match)
-                self._store([*futures.values(), *ended], completed)
+                running = [match for future, match in futures.items() if future.running()]
+                self._store([*running, *ended], completed)
+                hand_over()
         except BaseException:
             for future in futures:  # the executor may be the caller's: stop only our matches
                 future.cancel()
             raise
-        return [match for match in matches if any(match is cut for cut in broken)]
+        return sorted(broken, key=lambda match: order[id(match)])
 
     def _submit(self, executor: Executor, match: _Running) -> Future[list[str]]:
         try:
@@ -352,7 +508,9 @@ class _Run:
                 match.settings,
                 str(self.ladder / match.folder),
             )
-        except RuntimeError as error:  # shut down, or a process pool broken before
+        except BrokenProcessPool:
+            raise
+        except RuntimeError as error:  # shut down, or a caller's executor broken before
             raise LadderError(f"the executor refused the match {match.folder}: {error}") from None
 
     def _store(self, matches: list[_Running], completed: list[_Running]) -> None:
@@ -379,7 +537,7 @@ class _Run:
                 new.spec, new.record
             ).a_score
         self.stored += len(found)
-        self.reporter.send(tuple(match.result() for match in finished))
+        self.reporter.send(tuple(match.result() for match in finished), stored=len(found))
         for text in problems:
             self.problem(text)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
@@ -31,9 +32,19 @@ def round_robin(names: list[str]) -> list[tuple[str, str]]:
 def match_seed(secret: str, round_number: int, a: str, b: str) -> int:
     """The deals' seed of the match between ``a`` and ``b`` in a round: 63 bits of an
     HMAC keyed by the ladder's ``secret`` (a signed 64-bit integer in any database)."""
-    message = json.dumps([round_number, a, b]).encode()
-    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return match_seeds(secret)(round_number, a, b)
+
+
+def match_seeds(secret: str) -> Callable[[int, str, str], int]:
+    """``match_seed`` with the key prepared once, for scheduling many matches."""
+    keyed = hmac.new(secret.encode(), digestmod=hashlib.sha256)
+
+    def seed(round_number: int, a: str, b: str) -> int:
+        mac = keyed.copy()
+        mac.update(json.dumps([round_number, a, b]).encode())
+        return int.from_bytes(mac.digest()[:8], "big") >> 1
+
+    return seed
 
 
 def match_folder(round_number: int, a: str, b: str) -> str:

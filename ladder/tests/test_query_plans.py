@@ -110,7 +110,11 @@ def test_the_hot_queries_never_read_the_games_or_matches_whole(db_url: str, tmp_
         "games of a bot": lambda: ladder.games("beta"),
         "a game": lambda: ladder.game(3),
         "bots": ladder.bots,
-        "pending matches": lambda: runner._pending(ladder.engine),
+        "pending matches": lambda: (
+            runner._Pending(ladder.engine).totals(ladder.folder),
+            list(runner._Pending(ladder.engine)),
+        ),
+        "pending rounds": lambda: runner.pending_rounds(ladder.engine),
         "retiring a bot": lambda: ladder.retire("gamma"),
     }
     uses = {  # an index that the plans must name: a range of the key would also pass
