@@ -51,7 +51,14 @@ from .runner import (
     play_pending,
     schedule_rounds,
 )
-from .standings import Standing, latest_versions, rebuild, standings, version_label
+from .standings import (
+    Standing,
+    current_fit,
+    latest_versions,
+    rebuild,
+    standings,
+    version_label,
+)
 from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_test
 
 LADDER_FILE = "ladder.toml"
@@ -461,9 +468,12 @@ class Ladder:
                 schedule_rounds(self.engine, rounds - unfinished, games_per_match, rules or {})
             pools = partial(local_pool, affinity=affinity) if executor is None else _reuse(executor)
             size = workers or len(usable_cores())
-            return play_pending(
+            report = play_pending(
                 self.folder, self.engine, pools, size, progress, self.check_database
             )
+            with Session(self.engine) as session:
+                current_fit(session)  # kept for the standings that usually follow a run
+            return report
 
     # --- backups ----------------------------------------------------------------------
 

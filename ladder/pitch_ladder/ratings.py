@@ -400,7 +400,7 @@ def bradley_terry_pairings(
 def _fit(table: _Table, tolerance: float = 1e-6, max_iterations: int = 100) -> dict[Any, Rating]:
     if not table.bots:
         return {}
-    theta = np.full(len(table.bots), INITIAL_RATING)
+    theta = _first_guess(table)
     likelihood = _log_likelihood(table, theta)
     for _ in range(max_iterations):
         step = _newton_step(table, theta)
@@ -408,6 +408,23 @@ def _fit(table: _Table, tolerance: float = 1e-6, max_iterations: int = 100) -> d
             return _ratings(table, theta + step)
         theta, likelihood = _line_search(table, theta, step, likelihood)
     raise RuntimeError(f"Bradley-Terry fit did not converge in {max_iterations} iterations")
+
+
+def _first_guess(table: _Table) -> np.ndarray:
+    """Where Newton starts: each bot's score (its prior draws included) as the Elo
+    difference that would give it against an average opponent, around the mean.
+
+    Any start reaches the same maximum (the likelihood is concave, and the line search
+    never lets it fall); this one saves about two of the seven solves from all-equal
+    ratings at a thousand bots.
+    """
+    size = len(table.bots)
+    scored = np.bincount(table.first, table.points, size) + np.bincount(
+        table.second, table.played - table.points, size
+    )
+    share = (scored + 0.5 * PRIOR_DRAWS) / (table.games + PRIOR_DRAWS)
+    guess = 400.0 * np.log10(share / (1.0 - share))
+    return guess - guess.mean() + INITIAL_RATING
 
 
 def _ratings(table: _Table, theta: np.ndarray) -> dict[Any, Rating]:
