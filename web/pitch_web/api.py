@@ -1,0 +1,5 @@
+"""Being written: the api router."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

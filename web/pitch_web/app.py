@@ -1,0 +1,75 @@
+"""The web application: one FastAPI app over one ``Source``.
+
+Each part of the site is a router in its own module: ``viewer`` (a game's page and its
+timeline), ``live`` (games being played now, streamed), ``pages`` (the ladder's and the
+folder's HTML pages) and ``api`` (the same data as JSON under ``/api``). Errors never
+reach a browser as a traceback: a missing thing is a 404 page (or JSON under ``/api``),
+anything else a one-line 500.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException
+
+from pitch_sdk.record import RecordError
+
+from .source import NotFound, Source
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=HERE / "templates")
+log = logging.getLogger("pitch_web")
+
+
+def create_app(source: Source) -> FastAPI:
+    """The application serving ``source``; ``app.state.source`` is how routes reach it."""
+    from . import api, live, pages, viewer
+
+    app = FastAPI(
+        title="Pitch Arena",
+        description="Games, live games and standings of a Pitch Arena ladder or match folder.",
+        docs_url="/docs",
+        openapi_url="/api/openapi.json",
+    )
+    app.state.source = source
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    for module in (api, live, viewer, pages):
+        app.include_router(module.router)
+
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, error: NotFound) -> Response:
+        return error_response(request, 404, str(error))
+
+    @app.exception_handler(RecordError)
+    async def corrupt_record(request: Request, error: RecordError) -> Response:
+        return error_response(request, 422, f"this game's record cannot be read: {error}")
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        return error_response(request, error.status_code, str(error.detail))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> Response:
+        log.exception("%s %s failed", request.method, request.url.path)
+        return error_response(request, 500, f"the server failed: {type(error).__name__}")
+
+    return app
+
+
+def error_response(request: Request, status: int, message: str) -> Response:
+    """JSON under ``/api``, an HTML page elsewhere; never a traceback."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": message}, status_code=status)
+    return render(request, "error.html", status, status=status, message=message)
+
+
+def render(request: Request, template: str, status: int = 200, **context: object) -> HTMLResponse:
+    """A page of the site, with the source's title available to every template."""
+    context.setdefault("title", request.app.state.source.title)
+    return templates.TemplateResponse(request, template, context, status_code=status)

@@ -1,0 +1,5 @@
+"""Being written: the live router."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Being written: the pages router."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Being written: the viewer router."""
+
+from fastapi import APIRouter
+
+router = APIRouter()
