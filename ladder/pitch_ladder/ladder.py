@@ -37,6 +37,8 @@ from pitch_referee.sandbox import unavailable_reason
 from pitch_referee.workers import usable_cores
 
 from . import backup as backups
+from . import browse
+from .browse import BotPage, MatchInfo, RatingPoint, version_names
 from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
 from .executor import local_pool
@@ -63,6 +65,10 @@ from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_tes
 
 LADDER_FILE = "ladder.toml"
 BOTS_FOLDER = "bots"
+
+
+class NotInLadder(LadderError):
+    """A bot, version or game that the ladder does not have (the web server's 404)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,11 @@ class GameInfo:
     record_path: Path
     match_id: int
     """The match's row (games are rated in the order round, match id, game id)."""
+    faults: int = 0
+    """Faults in the game, of either bot."""
+    a_version: str = ""
+    """A's version (``version_label``)."""
+    b_version: str = ""
 
     @property
     def winner(self) -> str | None:
@@ -163,6 +174,7 @@ class _GameRow(NamedTuple):
     termination: str
     record_path: str
     match_id: int
+    faults: int
 
 
 _GAME_COLUMNS = (
@@ -177,11 +189,16 @@ _GAME_COLUMNS = (
     Game.termination,
     Game.record_path,
     Game.match_id,
+    Game.faults,
 )
 
 PAGE = 50
 """Games in a page of ``Ladder.games`` unless asked otherwise."""
 MAX_PAGE = 10_000
+RESULTS = {"won": 1.0, "lost": 0.0, "drawn": 0.5}
+"""The ``result`` filter of ``Ladder.games``: a game from the named bot's side."""
+SHOWN_NAMES = 10
+"""Bot names listed in the message for an unknown bot."""
 
 
 def require_sandbox(trust_bots: bool) -> None:
@@ -414,10 +431,39 @@ class Ladder:
     def _bot(self, session: Session, name: str) -> Bot:
         bot = session.exec(select(Bot).where(Bot.name == name)).first()
         if bot is None:
-            names = session.exec(select(Bot.name).order_by(col(Bot.name))).all()
-            known = ", ".join(names) if names else "none yet"
-            raise LadderError(f"no bot named {name!r} in this ladder (bots: {known})")
+            names = session.exec(
+                select(Bot.name).order_by(col(Bot.name)).limit(SHOWN_NAMES + 1)
+            ).all()
+            known = ", ".join(names[:SHOWN_NAMES]) if names else "none yet"
+            if len(names) > SHOWN_NAMES:
+                known += ", ..."
+            raise NotInLadder(f"no bot named {name!r} in this ladder (bots: {known})")
         return bot
+
+    def _versions(self, session: Session, bot: Bot, version: str | None) -> list[int]:
+        """The ids of ``bot``'s versions: all, or those whose manifest version is
+        ``version`` or whose content hash starts with it.
+
+        Raises:
+            NotInLadder: no version of ``bot`` matches.
+        """
+        rows = session.exec(
+            select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(col(BotVersion.id))
+        ).all()
+        chosen = [
+            row.id
+            for row in rows
+            if row.id is not None
+            and (
+                version is None
+                or version == row.manifest_version
+                or (len(version) >= 4 and row.content_hash.startswith(version.lower()))
+            )
+        ]
+        if not chosen:
+            known = ", ".join(version_label(row) for row in rows) or "none"
+            raise NotInLadder(f"{bot.name} has no version {version!r} (versions: {known})")
+        return chosen
 
     # --- matches ----------------------------------------------------------------------
 
@@ -546,6 +592,10 @@ class Ladder:
         self,
         bot: str | None = None,
         *,
+        version: str | None = None,
+        result: str | None = None,
+        faults: bool | None = None,
+        match: int | None = None,
         limit: int = PAGE,
         offset: int = 0,
         before: int | None = None,
@@ -558,24 +608,39 @@ class Ladder:
         while ``offset`` costs what it skips. Reads the page's rows by index (a range of
         the primary key; for a bot, of its versions' indexes), never a whole table.
 
+        Filters: ``version`` (of ``bot``: its manifest version or the start of its
+        content hash), ``result`` (``won``, ``lost`` or ``drawn``, from ``bot``'s side),
+        ``faults`` (True: games with a fault; False: games without), ``match`` (its id).
+        A filter that few games pass reads the rows it skips.
+
         Raises:
-            LadderError: no bot of that name, or a limit or offset out of range.
+            NotInLadder: no bot of that name, or no such version of it.
+            LadderError: a limit or offset out of range, an unknown result, or a version
+                or result without a bot.
         """
         if not 1 <= limit <= MAX_PAGE:
             raise LadderError(f"--limit must be from 1 to {MAX_PAGE}, not {limit}")
         if offset < 0:
             raise LadderError(f"--offset must be 0 or more, not {offset}")
+        if result is not None and result not in RESULTS:
+            raise LadderError(f"result must be one of {', '.join(RESULTS)}, not {result!r}")
+        if bot is None and (version is not None or result is not None):
+            raise LadderError("a version or result filter needs a bot: whose version, whose win?")
         # Without ``before``, up to the newest game: a page is always a range of the key.
         newest_game = select(func.max(Game.id)).scalar_subquery()
         bound = col(Game.id) <= newest_game if before is None else col(Game.id) < before
         newest = col(Game.id).desc()
+        common = [bound]
+        if faults is not None:
+            common.append(col(Game.faults) > 0 if faults else col(Game.faults) == 0)
+        if match is not None:
+            common.append(col(Game.match_id) == match)
         with Session(self.engine) as session:
             if bot is None:
-                query = select(*_GAME_COLUMNS).where(bound).order_by(newest)
+                query = select(*_GAME_COLUMNS).where(*common).order_by(newest)
                 rows = [_GameRow(*row) for row in session.exec(query.offset(offset).limit(limit))]
             else:
-                owner = self._bot(session, bot).id
-                versions = session.exec(select(BotVersion.id).where(BotVersion.bot_id == owner))
+                versions = self._versions(session, self._bot(session, bot), version)
                 # One ordered range per version and side, merged: an OR or an IN of versions
                 # would make the databases read and sort all of the bot's games.
                 sides = [
@@ -583,17 +648,75 @@ class Ladder:
                         _GameRow(*row)
                         for row in session.exec(
                             select(*_GAME_COLUMNS)
-                            .where(column == version, bound)
+                            .where(column == version, *common, *_result_of(result, side))
                             .order_by(newest)
                             .limit(offset + limit)
                         )
                     ]
-                    for version in versions.all()
-                    for column in (col(Game.a_version_id), col(Game.b_version_id))
+                    for version in versions
+                    for side, column in (
+                        ("a", col(Game.a_version_id)),
+                        ("b", col(Game.b_version_id)),
+                    )
                 ]
                 merged = heapq.merge(*sides, key=lambda row: -row.number)
                 rows = list(islice(merged, offset, offset + limit))
             return self._game_infos(session, rows)
+
+    def matches(
+        self,
+        bot: str | None = None,
+        *,
+        version: str | None = None,
+        status: str | None = None,
+        limit: int = PAGE,
+        offset: int = 0,
+        before: int | None = None,
+    ) -> list[MatchInfo]:
+        """A page of matches, newest first: of one bot (one version of it) if named.
+
+        Paged like ``games``, by match id.
+
+        Raises:
+            NotInLadder: no bot of that name, or no such version of it.
+            LadderError: a limit or offset out of range, an unknown status.
+        """
+        if not 1 <= limit <= MAX_PAGE:
+            raise LadderError(f"--limit must be from 1 to {MAX_PAGE}, not {limit}")
+        if offset < 0:
+            raise LadderError(f"--offset must be 0 or more, not {offset}")
+        if status is not None and status not in browse.MATCH_STATUSES:
+            statuses = ", ".join(browse.MATCH_STATUSES)
+            raise LadderError(f"status must be one of {statuses}, not {status!r}")
+        if bot is None and version is not None:
+            raise LadderError("a version filter needs a bot")
+        with Session(self.engine) as session:
+            versions = None
+            if bot is not None:
+                versions = self._versions(session, self._bot(session, bot), version)
+            return browse.matches(
+                session, versions, status=status, limit=limit, offset=offset, before=before
+            )
+
+    def bot_page(self, name: str) -> BotPage:
+        """A bot's versions with their ratings, its results by opponent, its faults by kind.
+
+        Raises:
+            NotInLadder: no bot of that name.
+        """
+        with Session(self.engine) as session:
+            fit = current_fit(session)  # first: it may commit, which would expire the bot
+            return browse.bot_page(session, self._bot(session, name), fit)
+
+    def rating_history(self, name: str) -> list[RatingPoint]:
+        """The Elo of ``name``'s latest version after each of its games (thinned for a chart).
+
+        Raises:
+            NotInLadder: no bot of that name.
+        """
+        with Session(self.engine) as session:
+            bot = self._bot(session, name)
+            return browse.rating_history(session, self._versions(session, bot, None)[-1])
 
     def game(self, number: int) -> StoredGame:
         """One stored game and its record (from the database: the file may be gone).
@@ -604,7 +727,7 @@ class Ladder:
         with Session(self.engine) as session:
             row = session.exec(select(*_GAME_COLUMNS).where(Game.id == number)).first()
             if row is None:
-                raise LadderError(
+                raise NotInLadder(
                     f"no game {number} in this ladder: `pitch ladder games` lists them"
                 )
             record = session.exec(
@@ -614,20 +737,15 @@ class Ladder:
 
     def _game_infos(self, session: Session, rows: list[_GameRow]) -> list[GameInfo]:
         """The rows with their bots' names (read for the versions of these rows only)."""
-        versions = {version for row in rows for version in (row.a_version, row.b_version)}
-        names = dict(
-            session.exec(
-                select(BotVersion.id, Bot.name)
-                .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
-                .where(col(BotVersion.id).in_(versions))
-            ).all()
+        names = version_names(
+            session, (version for row in rows for version in (row.a_version, row.b_version))
         )
         return [
             GameInfo(
                 id=row.number,
                 round=row.round,
-                a=names[row.a_version],
-                b=names[row.b_version],
+                a=names[row.a_version].bot,
+                b=names[row.b_version].bot,
                 game_id=row.game_id,
                 a_score=row.a_score,
                 a_points=row.a_points,
@@ -635,9 +753,20 @@ class Ladder:
                 termination=row.termination,
                 record_path=self.folder / row.record_path,
                 match_id=row.match_id,
+                faults=row.faults,
+                a_version=names[row.a_version].label,
+                b_version=names[row.b_version].label,
             )
             for row in rows
         ]
+
+
+def _result_of(result: str | None, side: str) -> list[Any]:
+    """The condition on ``a_score`` for ``result`` of the bot playing ``side`` (a or b)."""
+    if result is None:
+        return []
+    score = RESULTS[result]
+    return [col(Game.a_score) == (score if side == "a" else 1.0 - score)]
 
 
 def _reuse(executor: Executor) -> Pools:

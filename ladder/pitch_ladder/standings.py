@@ -343,7 +343,12 @@ class Standing:
 
 def version_label(version: BotVersion) -> str:
     """``1.0 (3fa2c1d4)``: the manifest's version and the start of the content hash."""
-    return f"{version.manifest_version} ({version.content_hash[:8]})"
+    return label_of(version.manifest_version, version.content_hash)
+
+
+def label_of(manifest_version: str, content_hash: str) -> str:
+    """``version_label`` from the two columns, for queries that read only those."""
+    return f"{manifest_version} ({content_hash[:8]})"
 
 
 def latest_versions(session: Session, include_retired: bool = False) -> list[LatestVersion]:
