@@ -105,7 +105,19 @@ def load_command(name: str) -> Command:
         single.command(name=name)(target)
         command = typer.main.get_command(single)
     command.name = name
+    _plain_help(command)
     return command
+
+
+def _plain_help(command: Command) -> None:
+    """Click's plain help for ``command`` and its subcommands, as for ``pitch --help``.
+
+    Typer's rich help formatter imports rich's Markdown and traceback support, 0.3 s
+    before any help screen prints (``bench/startup.py``); every help screen is plain text.
+    """
+    command.rich_markup_mode = None  # type: ignore[attr-defined]
+    for subcommand in getattr(command, "commands", {}).values():
+        _plain_help(subcommand)
 
 
 class LazyGroup(TyperGroup):
@@ -137,6 +149,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: see _plain_help
 )
 
 

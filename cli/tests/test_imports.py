@@ -55,6 +55,14 @@ def test_help_imports_no_command_module_database_or_grpc():
     assert not modules & commands
 
 
+@pytest.mark.parametrize("command", [(), ("ladder",), ("match",)])
+def test_help_screens_skip_typers_rich_help_formatter(command):
+    """Rich's help formatter costs 0.3 s before the first line (bench/startup.py)."""
+    modules = _modules_after(*command, "--help")
+    assert "typer.rich_utils" not in modules
+    assert "markdown_it" not in _top_level(modules)
+
+
 def test_check_help_imports_no_grpc():
     modules = _modules_after("check", "--help")
     assert "pitch_cli.check" in modules
