@@ -1,0 +1,737 @@
+/*
+ * Pitch Arena game viewer: draws a game's timeline (docs/viewer.md) as a card table.
+ *
+ * The timeline comes from the server (pitch_web.timeline), which replays the record with
+ * the rules engine: this file only draws what each step says and never applies a rule.
+ * It boots from <script type="application/json" id="timeline-data"> into
+ * <div id="pitch-viewer">, and the position and view mode live in the URL hash
+ * (#step=N&view=all|0|1|2|3), so a link opens the same moment.
+ *
+ * API for live games (window.pitchViewer, set once the viewer is mounted):
+ *   pitchViewer.append(steps)   add steps, as timeline(partial)["steps"][n:] gives them;
+ *                               in follow mode the table moves to the newest one
+ *   pitchViewer.finish(header)  the game is over: header is the finished timeline's header
+ *                               (its result, faults); follow stops at the last step
+ *   pitchViewer.appendLogs(lines)  bot log lines, as the timeline's "logs" entries
+ *   pitchViewer.follow(on)      follow the newest step (true) or stay put (false)
+ *   pitchViewer.goto(index)     show the table after step `index`
+ *   pitchViewer.length, pitchViewer.position, pitchViewer.following
+ * A page can also mount a viewer itself: PitchViewer.mount(element, timeline).
+ *
+ * Keys: Left/Right a decision, Up/Down (or Shift+Left/Right) a trick, PageUp/PageDown
+ * (or [ and ]) a hand, Home/End the start/end, Space play/pause, + and - speed,
+ * A everything, 0-3 one seat's view, F follow the newest step.
+ */
+"use strict";
+
+(function () {
+  const SUIT_SYMBOL = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+  const RANK_SHOWN = { T: "10" };
+  const DISPLAY_SUITS = "SHCD"; // black and red alternate
+  const RANKS = "23456789TJQKA";
+  const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
+  const STEP_MS = 900;
+  const TERMINATIONS = {
+    target: "reached the target",
+    moon: "shot the moon",
+    hand_cap: "hand cap reached",
+    forfeit: "forfeit",
+  };
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  // --- cards ---------------------------------------------------------------------------
+
+  function cardLabel(name) {
+    if (name === "JK") return "joker";
+    return `${RANK_SHOWN[name[0]] || name[0]} of ${SUIT_NAME[name[1]]}`;
+  }
+
+  function cardNode(name, table) {
+    if (name === "JK") {
+      return el("span", { class: "card joker", "data-card": name, title: "joker" }, "JK", el("span", { class: "suit" }, "\u2605"));
+    }
+    const suit = name[1];
+    const classes = ["card", suit === "D" || suit === "H" ? "red" : "black"];
+    if (table && table.order) classes.push(table.order.includes(name) ? "trump" : "dead");
+    const points = table && table.points ? table.points[name] : 0;
+    if (points) classes.push("point");
+    return el(
+      "span",
+      { class: classes.join(" "), "data-card": name, title: cardLabel(name) + (points ? `, ${points} point${points > 1 ? "s" : ""}` : "") },
+      RANK_SHOWN[name[0]] || name[0],
+      el("span", { class: "suit" }, SUIT_SYMBOL[suit])
+    );
+  }
+
+  function cardBack() {
+    return el("span", { class: "card back", "aria-hidden": "true" });
+  }
+
+  function sortCards(cards, order) {
+    const rank = (name) => {
+      if (order) {
+        const position = order.indexOf(name);
+        if (position >= 0) return position;
+      }
+      if (name === "JK") return 1000;
+      return 100 + DISPLAY_SUITS.indexOf(name[1]) * 20 - RANKS.indexOf(name[0]);
+    };
+    return [...cards].sort((a, b) => rank(a) - rank(b));
+  }
+
+  function cardsNode(cards, table, testid) {
+    const list = sortCards(cards, table && table.order);
+    return el("span", { class: "cards", "data-testid": testid }, list.length ? list.map((c) => cardNode(c, table)) : el("span", { class: "none" }, "\u2013"));
+  }
+
+  function cardsText(cards) {
+    return cards.length ? cards.join(" ") : "nothing";
+  }
+
+  function removeCard(hand, name) {
+    const index = hand.indexOf(name);
+    if (index >= 0) hand.splice(index, 1);
+  }
+
+  // --- the table after a step --------------------------------------------------------------
+
+  function emptyTable() {
+    const four = () => [[], [], [], []];
+    return {
+      hand: 0, dealer: null, scores: [0, 0], hands: four(), bids: [null, null, null, null],
+      contract: null, trump: null, order: null, points: null, out: four(), discards: four(),
+      picked: four(), centre: [], fill: null, pile: [], looker: null, looks: [], trick: [],
+      trickDone: null, tricks: 0, taken: [0, 0], scored: null, end: null, faults: [], step: null,
+    };
+  }
+
+  function applyStep(table, step) {
+    table.step = step;
+    switch (step.k) {
+      case "deal":
+        Object.assign(table, emptyTable(), {
+          step, hand: step.hand, dealer: step.dealer, scores: step.scores.slice(),
+          hands: step.hands.map((cards) => cards.slice()),
+        });
+        return;
+      case "bid":
+        table.bids[step.s] = step.bid;
+        if (step.contract) table.contract = step.contract;
+        break;
+      case "trump":
+        table.trump = step.trump;
+        table.order = step.order;
+        table.points = step.points;
+        table.out = step.out;
+        break;
+      case "discard":
+        table.discards[step.s] = step.cards;
+        break;
+      case "pickup":
+        table.picked[step.s] = step.cards;
+        break;
+      case "stock":
+        table.looks.push({ s: step.s, move: step.move, card: step.card, give: step.give });
+        table.looker = step.looker;
+        table.pile = step.pile ? table.pile.slice(table.pile.length - step.pile) : [];
+        break;
+      case "play":
+        if (table.trickDone) {
+          table.trick = [];
+          table.trickDone = null;
+        }
+        removeCard(table.hands[step.s], step.card);
+        table.trick.push([step.s, step.card]);
+        if (step.trick) {
+          table.trickDone = step.trick;
+          table.tricks = step.trick.number;
+        }
+        break;
+      case "fault":
+        table.faults.push(step);
+        break;
+      case "end":
+        table.end = step;
+        table.scores = step.scores.slice();
+        break;
+    }
+    if (step.hands) for (const [seat, cards] of Object.entries(step.hands)) table.hands[seat] = cards.slice();
+    if (step.centre) table.centre = step.centre;
+    if (step.fill) {
+      table.fill = step.fill;
+      table.pile = step.pile_cards.slice();
+      table.looker = step.looker;
+    }
+    if (step.taken) table.taken = step.taken;
+    if (step.scored) {
+      table.scored = step.scored;
+      table.scores = step.scored.scores.slice();
+    }
+  }
+
+  // --- the viewer ------------------------------------------------------------------------
+
+  class Viewer {
+    constructor(root, timeline) {
+      this.root = root;
+      this.header = timeline.header;
+      this.steps = [];
+      this.handStarts = []; // [step index, hand number]
+      this.logs = [];
+      this.position = 0;
+      this.mode = "all";
+      this.speed = 2;
+      this.timer = null;
+      this.following = false;
+      this.build();
+      this.appendSteps(timeline.steps || [], false);
+      this.appendLogs(timeline.logs || [], false);
+      this.readHash(false);
+      window.addEventListener("hashchange", () => this.readHash(true));
+      document.addEventListener("keydown", (event) => this.onKey(event));
+      this.draw();
+    }
+
+    // --- data --------------------------------------------------------------------------
+
+    get finished() {
+      const last = this.steps[this.steps.length - 1];
+      return Boolean(this.header.result) || Boolean(last && last.k === "end");
+    }
+
+    appendSteps(steps, redraw = true) {
+      for (const step of steps) {
+        if (step.k === "deal") this.handStarts.push([this.steps.length, step.hand]);
+        this.steps.push(step);
+      }
+      this.fillHandMenu();
+      if (this.following) this.position = Math.max(0, this.steps.length - 1);
+      if (redraw) this.draw();
+    }
+
+    appendLogs(lines, redraw = true) {
+      this.logs.push(...lines);
+      if (redraw) this.draw();
+    }
+
+    finish(header) {
+      if (header) this.header = header;
+      if (this.following) this.position = Math.max(0, this.steps.length - 1);
+      this.following = false;
+      this.draw();
+    }
+
+    handStartOf(index) {
+      let start = null;
+      for (const [position] of this.handStarts) {
+        if (position > index) break;
+        start = position;
+      }
+      return start;
+    }
+
+    tableAt(index) {
+      const table = emptyTable();
+      const start = this.handStartOf(index);
+      for (let i = start === null ? 0 : start; i <= index && i < this.steps.length; i++) {
+        applyStep(table, this.steps[i]);
+      }
+      return table;
+    }
+
+    // --- moving ------------------------------------------------------------------------
+
+    goto(index) {
+      const last = Math.max(0, this.steps.length - 1);
+      this.position = Math.min(Math.max(0, index), last);
+      if (this.position < last) this.following = false;
+      this.draw();
+    }
+
+    nextTrick() {
+      for (let i = this.position + 1; i < this.steps.length; i++) {
+        if (this.steps[i].trick || this.steps[i].k === "deal" || this.steps[i].k === "end") return this.goto(i);
+      }
+      this.goto(this.steps.length - 1);
+    }
+
+    previousTrick() {
+      for (let i = this.position - 1; i >= 0; i--) {
+        if (this.steps[i].trick || this.steps[i].k === "deal") return this.goto(i);
+      }
+      this.goto(0);
+    }
+
+    nextHand() {
+      const next = this.handStarts.find(([position]) => position > this.position);
+      this.goto(next ? next[0] : this.steps.length - 1);
+    }
+
+    previousHand() {
+      const start = this.handStartOf(this.position);
+      if (start !== null && start < this.position) return this.goto(start);
+      const earlier = this.handStartOf((start === null ? this.position : start) - 1);
+      this.goto(earlier === null ? 0 : earlier);
+    }
+
+    gotoHand(number) {
+      const found = this.handStarts.find(([, hand]) => hand === number);
+      if (found) this.goto(found[0]);
+    }
+
+    togglePlay() {
+      if (this.timer) return this.pause();
+      if (this.position >= this.steps.length - 1 && !this.following) this.position = 0;
+      this.timer = window.setInterval(() => this.tick(), STEP_MS / SPEEDS[this.speed]);
+      this.draw();
+    }
+
+    pause() {
+      window.clearInterval(this.timer);
+      this.timer = null;
+      this.draw();
+    }
+
+    tick() {
+      if (this.position < this.steps.length - 1) {
+        this.position += 1;
+        this.draw();
+      } else if (this.finished) {
+        this.pause();
+      }
+    }
+
+    setSpeed(index) {
+      this.speed = Math.min(Math.max(0, index), SPEEDS.length - 1);
+      if (this.timer) {
+        this.pause();
+        this.togglePlay();
+      }
+      this.draw();
+    }
+
+    setMode(mode) {
+      this.mode = mode === "all" ? "all" : Number(mode);
+      this.draw();
+    }
+
+    follow(on) {
+      this.following = Boolean(on);
+      if (this.following) this.position = Math.max(0, this.steps.length - 1);
+      this.draw();
+    }
+
+    onKey(event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target;
+      if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) return;
+      const actions = {
+        ArrowRight: () => (event.shiftKey ? this.nextTrick() : this.goto(this.position + 1)),
+        ArrowLeft: () => (event.shiftKey ? this.previousTrick() : this.goto(this.position - 1)),
+        ArrowDown: () => this.nextTrick(),
+        ArrowUp: () => this.previousTrick(),
+        PageDown: () => this.nextHand(),
+        PageUp: () => this.previousHand(),
+        "]": () => this.nextHand(),
+        "[": () => this.previousHand(),
+        Home: () => this.goto(0),
+        End: () => this.goto(this.steps.length - 1),
+        " ": () => this.togglePlay(),
+        "+": () => this.setSpeed(this.speed + 1),
+        "=": () => this.setSpeed(this.speed + 1),
+        "-": () => this.setSpeed(this.speed - 1),
+        a: () => this.setMode("all"),
+        f: () => this.follow(!this.following),
+        0: () => this.setMode(0),
+        1: () => this.setMode(1),
+        2: () => this.setMode(2),
+        3: () => this.setMode(3),
+      };
+      const action = actions[event.key];
+      if (!action) return;
+      if (target && target.tagName === "SELECT" && event.key.startsWith("Arrow")) return;
+      event.preventDefault();
+      action();
+    }
+
+    // --- the URL -----------------------------------------------------------------------
+
+    readHash(redraw) {
+      const params = new URLSearchParams(window.location.hash.slice(1));
+      const view = params.get("view");
+      if (view === "all" || ["0", "1", "2", "3"].includes(view)) this.mode = view === "all" ? "all" : Number(view);
+      const step = Number.parseInt(params.get("step"), 10);
+      if (Number.isInteger(step)) this.position = Math.min(Math.max(0, step), Math.max(0, this.steps.length - 1));
+      if (redraw) this.draw();
+    }
+
+    writeHash() {
+      const hash = `#step=${this.position}&view=${this.mode}`;
+      if (window.location.hash !== hash) window.history.replaceState(null, "", hash);
+    }
+
+    // --- building the page -------------------------------------------------------------
+
+    button(label, title, testid, action) {
+      return el("button", { type: "button", title, "aria-label": title, "data-testid": testid, onclick: () => action() }, label);
+    }
+
+    build() {
+      this.root.textContent = "";
+      this.headline = el("div", { class: "pv-headline", "data-testid": "headline" });
+      this.handMenu = el("select", { "data-testid": "hand-menu", "aria-label": "jump to hand", onchange: (e) => this.gotoHand(Number(e.target.value)) });
+      this.modeMenu = el("select", { "data-testid": "mode", "aria-label": "view", onchange: (e) => this.setMode(e.target.value) });
+      this.speedMenu = el("select", { "data-testid": "speed", "aria-label": "speed", onchange: (e) => this.setSpeed(Number(e.target.value)) },
+        SPEEDS.map((speed, index) => el("option", { value: index }, `${speed}\u00d7`)));
+      this.playButton = this.button("\u25b6", "play / pause (space)", "play", () => this.togglePlay());
+      this.followBox = el("input", { type: "checkbox", "data-testid": "follow", onchange: (e) => this.follow(e.target.checked) });
+      this.followLabel = el("label", { class: "pv-follow" }, this.followBox, " follow");
+      this.positionText = el("span", { class: "pv-position", "data-testid": "position" });
+      this.controls = el("div", { class: "pv-controls" },
+        this.button("\u21e4", "previous hand (PageUp)", "prev-hand", () => this.previousHand()),
+        this.button("\u00ab", "previous trick (Up)", "prev-trick", () => this.previousTrick()),
+        this.button("\u2039", "previous decision (Left)", "prev", () => this.goto(this.position - 1)),
+        this.playButton,
+        this.button("\u203a", "next decision (Right)", "next", () => this.goto(this.position + 1)),
+        this.button("\u00bb", "next trick (Down)", "next-trick", () => this.nextTrick()),
+        this.button("\u21e5", "next hand (PageDown)", "next-hand", () => this.nextHand()),
+        this.speedMenu, this.handMenu, this.modeMenu, this.followLabel, this.positionText);
+      this.seatNodes = [0, 1, 2, 3].map((seat) => el("section", { class: `pv-seat team${seat % 2}`, "data-testid": `seat-${seat}` }));
+      this.centre = el("div", { class: "pv-centre" });
+      this.tableNode = el("div", { class: "pv-table" }, ...this.seatNodes, this.centre);
+      this.scoreboard = el("div", { class: "pv-scoreboard" });
+      this.narrative = el("ol", { class: "pv-narrative", "data-testid": "narrative" });
+      this.logNode = el("div", { class: "pv-logs", "data-testid": "logs" });
+      this.root.append(
+        this.headline, this.controls,
+        el("div", { class: "pv-body" }, this.tableNode,
+          el("aside", { class: "pv-side" }, this.scoreboard, el("h3", {}, "This hand"), this.narrative, el("h3", {}, "Bot logs"), this.logNode)));
+      this.fillModeMenu();
+    }
+
+    fillModeMenu() {
+      this.modeMenu.textContent = "";
+      this.modeMenu.append(el("option", { value: "all" }, "everything"));
+      for (const player of this.header.players) {
+        this.modeMenu.append(el("option", { value: player.seat }, `seat ${player.seat} (${player.name}) sees`));
+      }
+    }
+
+    fillHandMenu() {
+      if (this.handMenu.options.length === this.handStarts.length) return;
+      for (const [, hand] of this.handStarts.slice(this.handMenu.options.length)) {
+        this.handMenu.append(el("option", { value: hand }, `hand ${hand}`));
+      }
+    }
+
+    playerName(seat) {
+      const player = this.header.players[seat];
+      return player ? `${player.name} ${player.version}`.trim() : `seat ${seat}`;
+    }
+
+    sees(seat) {
+      return this.mode === "all" || this.mode === seat;
+    }
+
+    // --- drawing -----------------------------------------------------------------------
+
+    draw() {
+      const table = this.steps.length ? this.tableAt(this.position) : emptyTable();
+      this.writeHash();
+      this.drawHeadline();
+      this.drawControls(table);
+      const bottom = this.mode === "all" ? 0 : this.mode;
+      for (let seat = 0; seat < 4; seat++) {
+        this.seatNodes[seat].dataset.place = ["south", "west", "north", "east"][(seat - bottom + 4) % 4];
+        this.drawSeat(seat, table);
+      }
+      this.drawCentre(table);
+      this.drawScoreboard(table);
+      this.drawNarrative(table);
+      this.drawLogs(table);
+    }
+
+    drawHeadline() {
+      const header = this.header;
+      const teams = [0, 1].map((team) =>
+        el("span", { class: `team${team}` }, `team ${team}: ${this.playerName(team)} & ${this.playerName(team + 2)}`));
+      const parts = [el("strong", {}, header.game ? `game ${header.game}` : "game"), " ", teams[0], " vs ", teams[1]];
+      const result = header.result;
+      if (result) {
+        const winner = result.winner === null ? "a draw" : `team ${result.winner} wins`;
+        const forfeit = result.forfeited_by === null || result.forfeited_by === undefined ? "" : ` by seat ${result.forfeited_by}`;
+        parts.push(el("span", { class: "pv-result", "data-testid": "result" },
+          ` \u00b7 ${winner} (${TERMINATIONS[result.termination] || result.termination}${forfeit}), ${result.scores[0]}\u2013${result.scores[1]} after ${result.hands} hand${result.hands === 1 ? "" : "s"}`));
+      } else {
+        parts.push(el("span", { class: "pv-result live", "data-testid": "result" }, " \u00b7 in progress"));
+      }
+      const rules = header.rules || {};
+      parts.push(el("div", { class: "pv-rules" },
+        `rules: scoring by ${rules.scoring}, target ${rules.target}, hand cap ${rules.hand_cap}${rules.dealer_steal ? ", dealer may steal" : ""}` +
+        ` \u00b7 seed ${JSON.stringify(header.seed)} \u00b7 first dealer seat ${header.first_dealer}`));
+      if (header.discrepancy) {
+        parts.push(el("div", { class: "pv-discrepancy", "data-testid": "discrepancy", role: "alert" },
+          `The record does not replay past this point: ${header.discrepancy}`));
+      }
+      this.headline.replaceChildren(...parts);
+    }
+
+    drawControls(table) {
+      this.playButton.textContent = this.timer ? "\u275a\u275a" : "\u25b6";
+      this.speedMenu.value = String(this.speed);
+      this.modeMenu.value = String(this.mode);
+      if (table.hand) this.handMenu.value = String(table.hand);
+      this.followBox.checked = this.following;
+      this.followLabel.hidden = this.finished;
+      const total = this.steps.length;
+      this.positionText.textContent = total ? `hand ${table.hand || "\u2013"} \u00b7 step ${this.position + 1} of ${total}` : "no steps yet";
+    }
+
+    drawSeat(seat, table) {
+      const node = this.seatNodes[seat];
+      const step = table.step;
+      const next = this.steps[this.position + 1];
+      const chips = [];
+      if (table.dealer === seat) chips.push(el("span", { class: "chip dealer", title: "dealer" }, "D"));
+      if (table.bids[seat] !== null) {
+        const bid = table.bids[seat];
+        const won = table.contract && table.contract[0] === seat;
+        chips.push(el("span", { class: `chip bid${won ? " bidder" : ""}`, "data-testid": `bid-${seat}` }, bid ? `bid ${bid}${won ? " \u2605" : ""}` : "pass"));
+      }
+      if (next && next.s === seat && next.k !== "fault") chips.push(el("span", { class: "chip turn" }, "to act"));
+      const acted = step && step.s === seat && step.k !== "fault" && step.k !== "deal";
+      node.classList.toggle("acted", Boolean(acted));
+      node.classList.toggle("viewer", this.mode === seat);
+      const cards = table.hands[seat];
+      const hand = this.sees(seat)
+        ? cardsNode(cards, table, `hand-${seat}`)
+        : el("span", { class: "cards hidden", "data-testid": `hand-${seat}`, "data-hidden-count": cards.length, title: `${cards.length} cards, hidden` }, cards.map(() => cardBack()));
+      const notes = [];
+      const note = (label, content) => notes.push(el("div", { class: "note" }, el("span", { class: "label" }, label), content));
+      if (table.out[seat].length) note("out", cardsNode(table.out[seat], table));
+      if (table.discards[seat].length) note("discarded", cardsNode(table.discards[seat], table));
+      if (table.picked[seat].length) note("picked up", cardsNode(table.picked[seat], table));
+      if (table.fill) {
+        const fill = table.fill[seat];
+        note("fill", this.sees(seat) ? cardsNode(fill, table) : `${fill.length} card${fill.length === 1 ? "" : "s"}`);
+      }
+      if (table.scored) {
+        const held = table.scored.held.find((entry) => entry.seat === seat);
+        if (held) note("still held", this.sees(seat) ? [cardsNode(held.cards, table), ` ${held.points} pt`] : `${held.points} pt`);
+      }
+      const seatFaults = table.faults.filter((fault) => fault.seat === seat);
+      fillNode(node, 
+        el("header", {},
+          el("span", { class: "name" }, `seat ${seat} \u00b7 ${this.playerName(seat)}`),
+          el("span", { class: "team" }, `team ${seat % 2}`), ...chips),
+        hand,
+        ...notes,
+        ...seatFaults.map((fault) => el("div", { class: "fault-mark", "data-testid": `fault-${seat}` }, `\u26a0 ${fault.kind}: ${fault.detail}`)),
+        acted ? el("div", { class: "action", "data-testid": `action-${seat}` }, this.actionText(step, table), this.marks(step)) : null);
+    }
+
+    marks(step) {
+      return [
+        step.forced ? el("span", { class: "mark forced", title: "the only legal action: the bot was not asked" }, "forced") : null,
+        step.substitute ? el("span", { class: "mark substitute", title: "a substitute move after a fault" }, "substitute") : null,
+      ];
+    }
+
+    actionText(step, table) {
+      const seat = step.s;
+      switch (step.k) {
+        case "bid":
+          return step.bid ? `bids ${step.bid}` : "passes";
+        case "trump":
+          return `names ${SUIT_SYMBOL[step.trump]} ${SUIT_NAME[step.trump]}`;
+        case "discard":
+          return `discards ${cardsText(step.cards)}`;
+        case "pickup":
+          return `picks up ${cardsText(step.cards)}`;
+        case "stock":
+          return this.lookText(step, this.sees(seat));
+        case "play":
+          return `plays ${step.card}`;
+        default:
+          return step.a || step.k;
+      }
+    }
+
+    lookText(step, visible) {
+      const partner = (step.s + 2) % 4;
+      if (!visible) return `looks through the stock: ${step.move}`;
+      if (step.move === "take") return `turns ${step.card}: takes it, gives up ${step.give}`;
+      if (step.move === "leave") return `turns ${step.card}: leaves it`;
+      return step.looker === partner ? `turns ${step.card}: stops, the rest goes to seat ${partner}` : `turns ${step.card}: stops, the rest leaves play`;
+    }
+
+    drawCentre(table) {
+      const parts = [];
+      const contract = table.contract
+        ? `bid ${table.contract[1]} by seat ${table.contract[0]} (team ${table.contract[0] % 2})`
+        : table.hand ? "bidding" : "";
+      parts.push(el("div", { class: "pv-contract", "data-testid": "contract" },
+        table.hand ? `hand ${table.hand} \u00b7 ` : "", contract,
+        table.trump ? el("span", { class: `trump-name ${table.trump === "D" || table.trump === "H" ? "red" : "black"}`, "data-testid": "trump" },
+          ` \u00b7 trump ${SUIT_SYMBOL[table.trump]} ${SUIT_NAME[table.trump]}`) : null));
+      const bottom = this.mode === "all" ? 0 : this.mode;
+      const slots = table.trick.map(([seat, card]) =>
+        el("div", { class: `slot ${["south", "west", "north", "east"][(seat - bottom + 4) % 4]}`, "data-testid": `trick-card-${seat}` }, cardNode(card, table)));
+      parts.push(el("div", { class: "pv-trick", "data-testid": "trick", "data-trick": table.tricks + (table.trickDone ? 0 : 1) }, slots));
+      if (table.trickDone) {
+        const done = table.trickDone;
+        const deuce = done.deuce === null || done.deuce === undefined ? "" : `, the deuce to team ${done.deuce}`;
+        parts.push(el("div", { class: `pv-winner team${done.winner % 2}`, "data-testid": "trick-winner", "data-winner": done.winner },
+          `trick ${done.number}: seat ${done.winner} (${this.playerName(done.winner)}) wins, ${done.points} point${done.points === 1 ? "" : "s"}${deuce}`));
+      }
+      if (table.looker !== null && table.pile.length) {
+        const visible = this.mode === "all";
+        parts.push(el("div", { class: "pv-pile", "data-testid": "pile" },
+          el("span", { class: "label" }, `stock for seat ${table.looker}'s look: `),
+          visible ? cardsNode(table.pile, table) : `${table.pile.length} card${table.pile.length === 1 ? "" : "s"}`));
+      }
+      if (table.centre.length && table.tricks === 0 && !table.trick.length) {
+        parts.push(el("div", { class: "pv-centre-cards" }, el("span", { class: "label" }, "centre, face up: "), cardsNode(table.centre, table)));
+      }
+      if (table.scored) parts.push(this.scoredNode(table.scored));
+      if (table.end) parts.push(this.endNode(table.end));
+      this.centre.replaceChildren(...parts);
+    }
+
+    scoredNode(scored) {
+      const team = scored.bidder % 2;
+      return el("div", { class: "pv-scored", "data-testid": "hand-score" },
+        el("div", {}, `team ${team} bid ${scored.bid}, took ${scored.points[team]}: `,
+          el("strong", { class: scored.made ? "made" : "set" }, scored.made ? "made it" : "set")),
+        el("div", {}, `points: team 0 ${scored.points[0]}, team 1 ${scored.points[1]}, dead ${scored.dead}`),
+        el("div", {}, `score change: team 0 ${signed(scored.gain[0])}, team 1 ${signed(scored.gain[1])}`),
+        scored.moon ? el("div", { class: "moon", "data-testid": "moon" }, `\u263e team ${team} shot the moon: bid 13 and took all 13`) : null);
+    }
+
+    endNode(end) {
+      const winner = end.winner === null ? "a draw" : `team ${end.winner} wins`;
+      const forfeit = end.forfeited_by === null ? "" : ` by seat ${end.forfeited_by}`;
+      return el("div", { class: "pv-end", "data-testid": "game-over" },
+        `Game over: ${winner} (${TERMINATIONS[end.termination] || end.termination}${forfeit}), ${end.scores[0]}\u2013${end.scores[1]}`);
+    }
+
+    drawScoreboard(table) {
+      const rows = [0, 1].map((team) =>
+        el("tr", { class: `team${team}` },
+          el("th", {}, `team ${team}`),
+          el("td", { class: "who" }, `${this.header.players[team].name} & ${this.header.players[team + 2].name}`),
+          el("td", { "data-testid": `team-points-${team}` }, String(table.taken[team])),
+          el("td", { "data-testid": `score-${team}` }, String(table.scores[team]))));
+      this.scoreboard.replaceChildren(el("table", {},
+        el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, ""), el("th", {}, "this hand"), el("th", {}, "score"))),
+        el("tbody", {}, rows)));
+    }
+
+    narrativeLine(step) {
+      const who = (seat) => `seat ${seat}`;
+      switch (step.k) {
+        case "deal":
+          return `hand ${step.hand} dealt by seat ${step.dealer}; score ${step.scores[0]}\u2013${step.scores[1]}`;
+        case "fault":
+          return `FAULT seat ${step.seat} ${step.kind}: ${step.detail}`;
+        case "end": {
+          const winner = step.winner === null ? "a draw" : `team ${step.winner} wins`;
+          return `game over: ${winner} (${TERMINATIONS[step.termination] || step.termination}), ${step.scores[0]}\u2013${step.scores[1]}`;
+        }
+      }
+      let text = `${who(step.s)} ${this.actionText(step, null)}`;
+      if (step.k === "trump") text += "; the non-trumps go out";
+      if (step.fill) text += "; the stock fills the hands";
+      if (step.trick) text += ` \u2192 trick ${step.trick.number} to seat ${step.trick.winner}, ${step.trick.points} pt`;
+      if (step.scored) text += ` \u2192 hand over: ${step.scored.points[0]}\u2013${step.scored.points[1]} points, score ${step.scored.scores[0]}\u2013${step.scored.scores[1]}`;
+      return text;
+    }
+
+    drawNarrative(table) {
+      const start = this.handStartOf(this.position);
+      const first = start === null ? 0 : start;
+      const nextStart = this.handStarts.find(([position]) => position > first);
+      const end = nextStart ? nextStart[0] : this.steps.length;
+      const items = [];
+      for (let i = first; i < end; i++) {
+        const step = this.steps[i];
+        const classes = [step.k, i === this.position ? "current" : "", i > this.position ? "future" : ""].join(" ");
+        items.push(el("li", { class: classes, "data-step": i, onclick: () => this.goto(i) }, this.narrativeLine(step), this.marks(step)));
+      }
+      this.narrative.replaceChildren(...items);
+      const current = this.narrative.querySelector(".current");
+      if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+    }
+
+    drawLogs(table) {
+      const start = this.handStartOf(this.position);
+      const handEnd = (this.handStarts.find(([position]) => position > (start === null ? -1 : start)) || [this.steps.length])[0];
+      const shown = this.logs.filter((line) => this.sees(line.s));
+      const aligned = shown.filter((line) => line.at !== null && line.at !== undefined && line.at >= (start || 0) && line.at < handEnd);
+      const unaligned = shown.filter((line) => line.at === null || line.at === undefined);
+      const lineNode = (line) =>
+        el("div", { class: `log-line${line.at === this.position ? " current" : ""}${line.at > this.position ? " future" : ""}`, "data-step": line.at },
+          el("span", { class: `who team${line.s % 2}` }, `seat ${line.s}`), " ", line.t);
+      const nodes = aligned.map(lineNode);
+      if (unaligned.length) nodes.push(el("div", { class: "label" }, "during the game:"), ...unaligned.map(lineNode));
+      if (!nodes.length) nodes.push(el("div", { class: "none" }, "no log lines for this game"));
+      this.logNode.replaceChildren(...nodes);
+    }
+  }
+
+  function fillNode(node, ...children) {
+    node.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  }
+
+  function signed(number) {
+    return number > 0 ? `+${number}` : String(number);
+  }
+
+  function mount(root, timeline) {
+    const viewer = new Viewer(root, timeline);
+    const api = {
+      append: (steps) => viewer.appendSteps(steps),
+      finish: (header) => viewer.finish(header),
+      appendLogs: (lines) => viewer.appendLogs(lines),
+      follow: (on) => viewer.follow(on),
+      goto: (index) => viewer.goto(index),
+      get length() { return viewer.steps.length; },
+      get position() { return viewer.position; },
+      get following() { return viewer.following; },
+      viewer,
+    };
+    return api;
+  }
+
+  window.PitchViewer = { mount };
+
+  function boot() {
+    const data = document.getElementById("timeline-data");
+    const root = document.getElementById("pitch-viewer");
+    if (!data || !root) return;
+    try {
+      window.pitchViewer = mount(root, JSON.parse(data.textContent));
+    } catch (error) {
+      root.replaceChildren(el("p", { class: "pv-discrepancy", role: "alert" }, `This game cannot be shown: ${error.message}`));
+    }
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
+  else boot();
+})();

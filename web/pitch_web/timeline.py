@@ -1,0 +1,327 @@
+"""A game record expanded into the viewer's timeline, by the engine's own replay.
+
+A record holds decisions; the table shows far more (the non-trumps going out, the fill,
+each trick's winner and points, the hand's score). ``timeline`` walks the record through
+``GameState`` (``pitch_sdk.walk``) and writes down, step by step, what the engine says
+changed, so that the browser only draws and never applies a rule. The format is in
+``docs/viewer.md``: a header and a flat list of steps, each a small delta; a ``deal``
+step carries the four hands, so any moment is rebuilt from its hand's deal forward.
+
+What one seat may see follows ``PlayerView``: a seat's cards (dealt, filled, turned in the
+look through the stock, given up there) are private to it, and everything else is public.
+The steps name whose private facts they carry (``hands``, ``fill``, a ``stock`` step's
+``card`` and ``give``) and the viewer hides the others' in a seat's view.
+
+A record still being played gives the steps so far, a prefix of the finished game's:
+``timeline(partial)["steps"][n:]`` are the steps after the first ``n``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pitch_sdk.actions import Bid, Decision
+from pitch_sdk.cards import (
+    DEUCE,
+    POINTS,
+    STRENGTH,
+    SUIT_LETTERS,
+    TRUMPS,
+    Card,
+    CardMask,
+    card_name,
+    cards_in,
+    mask_points,
+    team_of,
+)
+from pitch_sdk.progress import LOOKING, Phase
+from pitch_sdk.record import RecordError, replay
+from pitch_sdk.rules import GameState
+from pitch_sdk.walk import Dealt, Step, walk
+
+FORMAT = "pitch-timeline"
+VERSION = 1
+SEATS = range(4)
+_BEFORE_THE_FILL = (Phase.BID, Phase.TRUMP, Phase.DISCARD, Phase.PICKUP)
+
+
+def timeline(
+    record: dict[str, Any],
+    *,
+    game: str | None = None,
+    logs: Iterable[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """The viewer's timeline of ``record`` (finished or still being played), JSON-ready.
+
+    ``game`` names the game in the header (a ladder game number, a record's path).
+    ``logs`` are bot log lines ``{"seat", "text", "hand"?, "decision"?}``; a line that
+    names a recorded decision (``hand`` from 1, ``decision`` 0-based in that hand, as
+    faults count) is aligned with that decision's step.
+
+    A record that stops replaying (the engine disagrees with it) gives the steps up to
+    there, and the header's ``discrepancy`` says what is wrong.
+
+    Raises:
+        RecordError: the record cannot be walked at all (a field missing or of the wrong
+            type, a deck that is not the 54 cards, an action that does not read).
+    """
+    replayed = replay(record)
+    if replayed.malformed:
+        raise RecordError(f"not a well-formed game record: {replayed.discrepancy}")
+    builder = _TimelineBuilder(record["faults"])
+    for event in walk(record, None if replayed.ok else replayed.state):
+        if isinstance(event, Dealt):
+            builder.dealt(event)
+        else:
+            builder.decided(event)
+    builder.faults_left()
+    outcome = replayed.state.outcome if replayed.ok else None
+    if outcome is not None:
+        builder.steps.append(
+            {
+                "k": "end",
+                "termination": outcome.termination.value,
+                "winner": outcome.winner,
+                "forfeited_by": outcome.forfeited_by,
+                "scores": list(replayed.state.scores),
+            }
+        )
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "header": _header(record, game, replayed.discrepancy),
+        "steps": builder.steps,
+        "logs": builder.aligned_logs(logs),
+    }
+
+
+def _header(record: dict[str, Any], game: str | None, discrepancy: str | None) -> dict[str, Any]:
+    players = {p["seat"]: p for p in record["players"] if p.get("seat") in SEATS}
+    return {
+        "game": game,
+        "players": [
+            {
+                "seat": seat,
+                "team": team_of(seat),
+                "name": str(players.get(seat, {}).get("name", "?")),
+                "version": str(players.get(seat, {}).get("version", "")),
+            }
+            for seat in SEATS
+        ],
+        "rules": record["rules"],
+        "seed": record.get("seed"),
+        "first_dealer": record["first_dealer"],
+        "result": record.get("result"),
+        "faults": record["faults"],
+        "discrepancy": discrepancy,
+    }
+
+
+def names(mask: CardMask) -> list[str]:
+    """Card names of a mask, in code order (the viewer sorts for display)."""
+    return [card_name(card) for card in cards_in(mask)]
+
+
+def trump_order(trump: int) -> list[str]:
+    """The 17 trumps, strongest first, one ``JK`` for both jokers (for sorting a hand)."""
+    strength = STRENGTH[trump]
+    ranked = sorted(cards_in(TRUMPS[trump]), key=lambda card: -strength[card])
+    return list(dict.fromkeys(card_name(card) for card in ranked))
+
+
+def point_values(trump: int) -> dict[str, int]:
+    """Each point card's points under ``trump``, by name."""
+    table = POINTS[trump]
+    return {card_name(card): table[card] for card in range(len(table)) if table[card]}
+
+
+class _TimelineBuilder:
+    """The steps, written one engine event at a time."""
+
+    def __init__(self, faults: Sequence[dict[str, Any]]) -> None:
+        self.steps: list[dict[str, Any]] = []
+        self.pending = sorted(
+            (dict(fault) for fault in faults),
+            key=lambda fault: (fault.get("hand", 0), fault.get("decision", 0)),
+        )
+        self.at_decision: dict[tuple[int, int], int] = {}
+        self.substituted: set[tuple[int, int]] = set()
+        self.hand = 0
+        self._faults_until(0, None)
+
+    # --- faults ---------------------------------------------------------------------------
+
+    def _faults_until(self, hand: int, decision: int | None) -> None:
+        """Fault steps for faults up to ``hand`` (before ``decision`` there; all, if None)."""
+        while self.pending:
+            fault = self.pending[0]
+            where = (fault.get("hand", 0), fault.get("decision", 0))
+            if where[0] > hand or (
+                decision is not None and where[0] == hand and where[1] > decision
+            ):
+                return
+            self.pending.pop(0)
+            self.substituted.add(where)
+            self.steps.append({"k": "fault", **fault})
+
+    def faults_left(self) -> None:
+        """The faults after the last decision walked (a forfeit, or a fault mid-game)."""
+        self._faults_until(self.hand, None)
+
+    # --- events ---------------------------------------------------------------------------
+
+    def dealt(self, event: Dealt) -> None:
+        self._faults_until(self.hand, None)
+        self.hand = event.hand
+        state = event.state
+        self.steps.append(
+            {
+                "k": "deal",
+                "hand": event.hand,
+                "dealer": state.dealer,
+                "scores": list(state.scores),
+                "hands": [names(state.hands[seat]) for seat in SEATS],
+            }
+        )
+
+    def decided(self, event: Step) -> None:
+        self._faults_until(event.hand, event.index)
+        before, after = event.before, event.after
+        kind = before.decision()
+        assert kind is not None  # the walk yields decisions only
+        step: dict[str, Any] = {"k": kind.name.lower(), "s": event.seat, "a": str(event.action)}
+        if event.forced:
+            step["forced"] = True
+        if (event.hand, event.index) in self.substituted:
+            step["substitute"] = True
+        self.at_decision[(event.hand, event.index)] = len(self.steps)
+        _KIND_DETAILS[kind](step, event)
+        if before.centre != after.centre:
+            step["centre"] = names(after.centre)
+        if before.phase in _BEFORE_THE_FILL and after.phase not in _BEFORE_THE_FILL:
+            _filled(step, after)
+        if before.taken != after.taken:
+            step["taken"] = list(after.taken)
+        if len(after.hand_results) > len(before.hand_results):
+            _scored(step, event)
+        self.steps.append(step)
+
+    def aligned_logs(self, logs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Log lines as ``{"s", "t", "at"}``: ``at`` is the step of the decision they name."""
+        aligned = []
+        for line in logs:
+            where = (line.get("hand"), line.get("decision"))
+            aligned.append(
+                {
+                    "s": line.get("seat"),
+                    "t": str(line.get("text", "")),
+                    "at": self.at_decision.get(where),
+                }
+            )
+        return aligned
+
+
+# --- what each kind of decision changed -----------------------------------------------------
+
+
+def _bid(step: dict[str, Any], event: Step) -> None:
+    action = event.action
+    assert isinstance(action, Bid)
+    step["bid"] = action.amount
+    if event.after.phase != Phase.BID:
+        step["contract"] = [event.after.bidder, event.after.bid]
+
+
+def _trump(step: dict[str, Any], event: Step) -> None:
+    after = event.after
+    step["trump"] = SUIT_LETTERS[after.trump]
+    step["order"] = trump_order(after.trump)
+    step["points"] = point_values(after.trump)
+    step["out"] = [names(after.discarded[seat]) for seat in SEATS]
+    step["hands"] = {str(seat): names(after.hands[seat]) for seat in SEATS}
+
+
+def _discard(step: dict[str, Any], event: Step) -> None:
+    seat = event.seat
+    step["cards"] = names(event.after.discarded_down[seat] ^ event.before.discarded_down[seat])
+    step["hands"] = {str(seat): names(event.after.hands[seat])}
+
+
+def _pickup(step: dict[str, Any], event: Step) -> None:
+    seat = event.seat
+    step["cards"] = names(event.after.picked[seat] ^ event.before.picked[seat])
+    step["hands"] = {str(seat): names(event.after.hands[seat])}
+
+
+def _stock(step: dict[str, Any], event: Step) -> None:
+    seat, after = event.seat, event.after
+    seen = after.view(seat).look[-1]  # the looker's own view: the card turned and given up
+    step["move"] = seen.move.name.lower()
+    step["card"] = None if seen.card is None else card_name(seen.card)
+    step["give"] = None if seen.give_up is None else card_name(seen.give_up)
+    looking = after.phase == LOOKING
+    step["looker"] = after.looker if looking else None
+    step["pile"] = len(after.look_cards) if looking else 0
+    step["hands"] = {str(seat): names(after.hands[seat])}
+
+
+def _play(step: dict[str, Any], event: Step) -> None:
+    before, after = event.before, event.after
+    card: Card = after.trick[-1][1] if after.trick else after.tricks[-1].plays[-1][1]
+    step["card"] = card_name(card)
+    if len(after.tricks) > len(before.tricks):
+        trick = after.tricks[-1]
+        played = [c for _, c in trick.plays]
+        deuce = DEUCE[after.trump]
+        step["trick"] = {
+            "number": len(after.tricks),
+            "winner": trick.winner,
+            "points": sum(POINTS[after.trump][c] for c in played),
+            "deuce": next((team_of(s) for s, c in trick.plays if c == deuce), None),
+        }
+
+
+_KIND_DETAILS = {
+    Decision.BID: _bid,
+    Decision.TRUMP: _trump,
+    Decision.DISCARD: _discard,
+    Decision.PICKUP: _pickup,
+    Decision.STOCK: _stock,
+    Decision.PLAY: _play,
+}
+
+
+def _filled(step: dict[str, Any], after: GameState) -> None:
+    """The fill from the stock, which follows the last discard or pick-up (or trump)."""
+    step["fill"] = [names(after.fill[seat]) for seat in SEATS]
+    step["hands"] = {str(seat): names(after.hands[seat]) for seat in SEATS}
+    looking = after.phase == LOOKING
+    step["pile_cards"] = [card_name(card) for card in after.look_cards] if looking else []
+    step["looker"] = after.looker if looking else None
+
+
+def _scored(step: dict[str, Any], event: Step) -> None:
+    """The hand's end: trumps still held (their points go to the holders' team), the score."""
+    after = event.after
+    result = after.hand_results[-1]
+    held = []
+    for seat in SEATS:
+        trumps = after.hands[seat] & TRUMPS[result.trump]
+        if trumps:
+            held.append(
+                {"seat": seat, "cards": names(trumps), "points": mask_points(trumps, result.trump)}
+            )
+    previous = event.before.scores
+    outcome = after.outcome
+    step["scored"] = {
+        "bidder": result.bidder,
+        "bid": result.bid,
+        "points": list(result.points),
+        "dead": result.dead,
+        "made": result.made,
+        "gain": [result.scores[team] - previous[team] for team in (0, 1)],
+        "scores": list(result.scores),
+        "held": held,
+        "moon": outcome is not None and outcome.termination.value == "moon",
+    }
