@@ -1,5 +1,173 @@
-"""Being written: the api router."""
+"""The JSON API under ``/api``: standings, bots, a bot, matches, games, a game's record.
 
-from fastapi import APIRouter
+Each route declares its response model, so that ``/docs`` describes what it answers.
+Lists of games and matches come a page at a time, newest first, with the URL of the
+next page. A missing game or bot is a 404 and a bad parameter a 422, each with a one-line
+``detail``. Routes read through the ``Source`` (``app.state.source``); the ladder's
+rows become these models in ``models``.
+"""
 
-router = APIRouter()
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Query, Request
+
+from . import models
+from .models import (
+    BotDetailOut,
+    BotOut,
+    GamesPage,
+    MatchesPage,
+    RatingPointOut,
+    StandingOut,
+)
+from .source import BadQuery, FolderSource, LadderSource, NotFound
+
+router = APIRouter(prefix="/api", tags=["data"])
+
+PAGE = 50
+MAX_PAGE = 1000
+Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Items in the page.")]
+Offset = Annotated[int, Query(ge=0, description="Items to skip (costs what it skips).")]
+Before = Annotated[
+    int | None,
+    Query(ge=1, description="Only items numbered below this one (the next page: constant cost)."),
+]
+Result = Annotated[
+    str | None, Query(pattern="^(won|lost|drawn)$", description="From `bot`'s side.")
+]
+
+
+def ladder_of(request: Request) -> LadderSource:
+    """The ladder served.
+
+    Raises:
+        NotFound: the server shows a folder of matches, which has no bots or standings.
+    """
+    source = request.app.state.source
+    if not isinstance(source, LadderSource):
+        raise NotFound("this server shows a folder of matches, not a ladder: it has no bots")
+    return source
+
+
+@router.get("/standings", response_model=list[StandingOut])
+def standings(request: Request) -> list[StandingOut]:
+    """Each bot's latest version ranked by the Bradley-Terry fit, with its Elo."""
+    return [models.standing(line) for line in ladder_of(request).standings()]
+
+
+@router.get("/bots", response_model=list[BotOut])
+def bots(request: Request) -> list[BotOut]:
+    """Every bot, retired ones included, by name."""
+    return [models.bot(info) for info in ladder_of(request).bots()]
+
+
+@router.get("/bots/{name}", response_model=BotDetailOut)
+def bot(request: Request, name: str) -> BotDetailOut:
+    """A bot: its versions, results by opponent, faults by kind, and newest games."""
+    source = ladder_of(request)
+    page = source.bot_page(name)
+    recent = source.games(name, limit=10)
+    return models.bot_detail(page, [models.ladder_game(info) for info in recent])
+
+
+@router.get("/bots/{name}/ratings", response_model=list[RatingPointOut])
+def bot_ratings(request: Request, name: str) -> list[RatingPointOut]:
+    """The Elo of the bot's latest version after each of its games (thinned to ~200)."""
+    return [
+        RatingPointOut(games=point.games, rating=point.rating)
+        for point in ladder_of(request).rating_history(name)
+    ]
+
+
+@router.get("/matches", response_model=MatchesPage)
+def matches(
+    request: Request,
+    bot: str | None = None,
+    version: Annotated[str | None, Query(description="Of `bot`: version or hash start.")] = None,
+    status: Annotated[str | None, Query(pattern="^(pending|finished|cancelled)$")] = None,
+    limit: Limit = PAGE,
+    offset: Offset = 0,
+    before: Before = None,
+) -> MatchesPage:
+    """Matches, newest first; for a folder of matches, every match folder in it."""
+    source = request.app.state.source
+    if isinstance(source, FolderSource):
+        if bot or version or status or before:
+            raise BadQuery("a folder of matches is listed whole: no filters, no `before`")
+        listed = [models.folder_match(match) for match in source.matches()]
+        page = listed[offset : offset + limit]
+        more = offset + limit < len(listed)
+        return MatchesPage(
+            matches=page, next=_next(request, offset=offset + limit) if more else None
+        )
+    infos = ladder_of(request).matches(
+        bot, version=version, status=status, limit=limit, offset=offset, before=before
+    )
+    more = len(infos) == limit
+    return MatchesPage(
+        matches=[models.ladder_match(info) for info in infos],
+        next=_next(request, before=infos[-1].id) if more else None,
+    )
+
+
+@router.get("/games", response_model=GamesPage)
+def games(
+    request: Request,
+    bot: str | None = None,
+    version: Annotated[str | None, Query(description="Of `bot`: version or hash start.")] = None,
+    result: Result = None,
+    fault: Annotated[bool | None, Query(description="Games with (or without) a fault.")] = None,
+    match: Annotated[str | None, Query(description="A match id, or a match folder.")] = None,
+    limit: Limit = PAGE,
+    offset: Offset = 0,
+    before: Before = None,
+) -> GamesPage:
+    """Games, newest first, filtered; for a folder, a match folder's games or loose records."""
+    source = request.app.state.source
+    if isinstance(source, FolderSource):
+        if bot or version or result or fault is not None or before:
+            raise BadQuery("a folder's games are listed by match: only `match`, `limit`, `offset`")
+        if match is None:
+            keys, total = source.loose_records(offset, limit)
+            listed = [models.loose_game(key) for key in keys]
+        else:
+            found, total = source.match_games(match, offset, limit)
+            header = source.match(match)
+            listed = [models.folder_game(game, header) for game in found]
+        more = offset + limit < total
+        return GamesPage(games=listed, next=_next(request, offset=offset + limit) if more else None)
+    if match is not None and not match.isdigit():
+        raise BadQuery(f"match must be a ladder match's number, not {match!r}")
+    infos = ladder_of(request).games(
+        bot,
+        version=version,
+        result=result,
+        faults=fault,
+        match=None if match is None else int(match),
+        limit=limit,
+        offset=offset,
+        before=before,
+    )
+    more = len(infos) == limit
+    return GamesPage(
+        games=[models.ladder_game(info) for info in infos],
+        next=_next(request, before=infos[-1].id) if more else None,
+    )
+
+
+@router.get("/games/{key:path}", response_model=dict[str, Any])
+def game_record(request: Request, key: str) -> dict[str, Any]:
+    """A game's record, as ``docs/record-format.md`` describes it."""
+    return request.app.state.source.record(key)
+
+
+def _next(request: Request, **changes: int) -> str:
+    """This request's URL with ``changes`` to its query (``before`` drops ``offset``)."""
+    query = dict(request.query_params)
+    if "before" in changes:
+        query.pop("offset", None)
+    query.update({name: str(value) for name, value in changes.items()})
+    return f"{request.url.path}?{urlencode(query)}"

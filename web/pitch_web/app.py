@@ -13,6 +13,7 @@ import logging
 from pathlib import Path
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -20,7 +21,7 @@ from starlette.exceptions import HTTPException
 
 from pitch_sdk.record import RecordError
 
-from .source import NotFound, Source
+from .source import BadQuery, NotFound, Source
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=HERE / "templates")
@@ -46,6 +47,14 @@ def create_app(source: Source) -> FastAPI:
     async def not_found(request: Request, error: NotFound) -> Response:
         return error_response(request, 404, str(error))
 
+    @app.exception_handler(BadQuery)
+    async def bad_query(request: Request, error: BadQuery) -> Response:
+        return error_response(request, 422, str(error))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_parameter(request: Request, error: RequestValidationError) -> Response:
+        return error_response(request, 422, validation_message(error))
+
     @app.exception_handler(RecordError)
     async def corrupt_record(request: Request, error: RecordError) -> Response:
         return error_response(request, 422, f"this game's record cannot be read: {error}")
@@ -60,6 +69,15 @@ def create_app(source: Source) -> FastAPI:
         return error_response(request, 500, f"the server failed: {type(error).__name__}")
 
     return app
+
+
+def validation_message(error: RequestValidationError) -> str:
+    """FastAPI's list of parameter errors as one line: ``limit: Input should be ...``."""
+    problems = []
+    for problem in error.errors():
+        where = [str(part) for part in problem.get("loc", ()) if part not in ("query", "path")]
+        problems.append(f"{'.'.join(where) or 'request'}: {problem.get('msg', 'invalid')}")
+    return "; ".join(problems) or "invalid request"
 
 
 def error_response(request: Request, status: int, message: str) -> Response:

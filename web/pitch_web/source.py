@@ -3,20 +3,41 @@
 Every page, API route and live feed reads through a ``Source``, so the viewer plays a game
 the same way whichever produced it. A game is named by a key: a ladder game's number, or
 a record file's path relative to the folder served.
+
+A source turns the ladder's and the match folders' own errors into two kinds the
+application answers: ``NotFound`` (a 404) and ``BadQuery`` (a 422, parameters it cannot
+answer). The ladder's database code is imported only for a ladder.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from pitch_referee.match.folder import RECORD_SUFFIXES, MatchFolder
 from pitch_sdk.record import load_record
 
+if TYPE_CHECKING:
+    from pitch_ladder.browse import BotPage, MatchInfo, RatingPoint
+    from pitch_ladder.ladder import BotInfo, GameInfo
+    from pitch_ladder.standings import Standing
+
 LADDER_FILE = "ladder.toml"
+SUMMARY = "summary.json"
+NOT_RECORDS = frozenset({"match.json", SUMMARY})
+"""JSON files in a folder of records that are not records."""
 
 
 class NotFound(LookupError):
     """A game, bot or match that the source does not have (a 404)."""
+
+
+class BadQuery(ValueError):
+    """Parameters that the source cannot answer: a bad filter, a page out of range (a 422)."""
 
 
 class Source(Protocol):
@@ -37,21 +58,205 @@ class Source(Protocol):
     def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class FolderMatch:
+    """A match folder as its header and summary describe it (missing values are None)."""
+
+    key: str
+    """Its path relative to the folder served ("" for the folder itself)."""
+    a: str
+    b: str
+    a_version: str | None
+    b_version: str | None
+    status: str | None
+    games_planned: int | None
+    games_played: int
+    wins: int | None
+    """A's wins, losses and draws."""
+    losses: int | None
+    draws: int | None
+    a_points: int | None
+    b_points: int | None
+    elo: float | None
+    """A's Elo difference over B, from the match's own statistics."""
+    note: str | None = None
+    """Why the summary could not be read, if it could not."""
+
+
+@dataclass(frozen=True)
+class FolderGame:
+    """A game of a match folder, as the match's summary lists it."""
+
+    key: str
+    """Its record's path relative to the folder served."""
+    game: str
+    a_team: int | None
+    a_score: float | None
+    scores: tuple[int, int] | None
+    """Team 0's and team 1's final scores."""
+    termination: str | None
+
+
 class FolderSource:
-    """A folder of match folders and records (``pitch serve matches/``)."""
+    """A folder of match folders and records (``pitch serve matches/``), or one match folder."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder.resolve()
         self.title = self.folder.name
 
     def record(self, key: str) -> dict[str, Any]:
-        path = (self.folder / key).resolve()
-        if not path.is_relative_to(self.folder) or not path.is_file():
-            raise NotFound(f"no record {key} in {self.folder}")
-        return load_record(path)
+        return load_record(self._inside(key, "record"))
 
     def close(self) -> None:
         pass
+
+    @property
+    def is_match(self) -> bool:
+        """Whether the folder served is itself one match folder."""
+        return MatchFolder(self.folder).exists()
+
+    def matches(self) -> list[FolderMatch]:
+        """The match folders in the folder served (or the folder itself), by name."""
+        if self.is_match:
+            return [self.match("")]
+        roots = sorted(path.parent for path in self.folder.glob("*/match.json"))
+        return [self.match(root.name) for root in roots]
+
+    def match(self, key: str) -> FolderMatch:
+        """The match folder ``key`` (relative to the folder served).
+
+        Raises:
+            NotFound: no match folder there.
+        """
+        root = self._inside(key, "match folder", directory=True)
+        if not MatchFolder(root).exists():
+            raise NotFound(f"no match folder {key!r} in {self.title}")
+        summary, note = _summary(root)
+        header = _json(root / "match.json") or {}
+        bots = _at(summary, "bots") or _at(header, "bots") or {}
+        played = _at(summary, "games_played")
+        if not isinstance(played, int) or _at(summary, "status") == "running":
+            played = MatchFolder(root).finished_count()
+        result = _at(summary, "result") or {}
+        stats = _at(summary, "stats") or {}
+        return FolderMatch(
+            key=key,
+            a=str(_at(bots, "a", "name") or "A"),
+            b=str(_at(bots, "b", "name") or "B"),
+            a_version=_text(_at(bots, "a", "version")),
+            b_version=_text(_at(bots, "b", "version")),
+            status=_text(_at(summary, "status")),
+            games_planned=_number(_at(summary, "games_planned"), int),
+            games_played=played,
+            wins=_number(_at(result, "a", "wins"), int),
+            losses=_number(_at(result, "a", "losses"), int),
+            draws=_number(_at(result, "a", "draws"), int),
+            a_points=_number(_at(result, "points", "a"), int),
+            b_points=_number(_at(result, "points", "b"), int),
+            elo=_number(_at(stats, "elo"), float),
+            note=note,
+        )
+
+    def match_games(self, key: str, offset: int, limit: int) -> tuple[list[FolderGame], int]:
+        """A page of the match's games in schedule order, and how many it has.
+
+        From its summary; a match without one (still running, or unreadable) lists its
+        record files by name.
+
+        Raises:
+            NotFound: no match folder there.
+        """
+        self.match(key)
+        root = self.folder / key
+        prefix = f"{key}/" if key else ""
+        summary, _note = _summary(root)
+        listed = _at(summary, "games")
+        if isinstance(listed, list) and _at(summary, "status") != "running":
+            games = [_folder_game(entry, prefix) for entry in listed if isinstance(entry, dict)]
+        else:
+            names = sorted(file.name for file in MatchFolder(root).records())
+            games = [
+                FolderGame(f"{prefix}games/{name}", _game_name(name), None, None, None, None)
+                for name in names
+            ]
+        return games[offset : offset + limit], len(games)
+
+    def loose_records(self, offset: int, limit: int) -> tuple[list[str], int]:
+        """A page of the record files directly in the folder served (keys, by name), and
+        how many there are. Names only: no record is read."""
+        names = sorted(
+            path.name
+            for path in self.folder.iterdir()
+            if path.is_file()
+            and path.name.endswith(RECORD_SUFFIXES)
+            and path.name not in NOT_RECORDS
+        )
+        return names[offset : offset + limit], len(names)
+
+    def _inside(self, key: str, what: str, directory: bool = False) -> Path:
+        path = (self.folder / key).resolve()
+        exists = path.is_dir() if directory else path.is_file()
+        if not path.is_relative_to(self.folder) or not exists:
+            raise NotFound(f"no {what} {key!r} in {self.title}")
+        return path
+
+
+def _folder_game(entry: dict[str, Any], prefix: str) -> FolderGame:
+    scores = entry.get("scores")
+    return FolderGame(
+        key=f"{prefix}{entry.get('record')}",
+        game=str(entry.get("game")),
+        a_team=_number(entry.get("a_team"), int),
+        a_score=_number(entry.get("a_score"), float),
+        scores=tuple(scores) if isinstance(scores, list) and len(scores) == 2 else None,  # type: ignore[arg-type]
+        termination=_text(entry.get("termination")),
+    )
+
+
+def _game_name(file_name: str) -> str:
+    for suffix in RECORD_SUFFIXES:
+        if file_name.endswith(suffix):
+            return file_name.removesuffix(suffix)
+    return file_name
+
+
+def _summary(root: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The match's ``summary.json``, or None and why not (none yet is no problem)."""
+    path = root / SUMMARY
+    if not path.exists():
+        return None, None
+    data = _json(path)
+    if data is None:
+        return None, f"unreadable {SUMMARY}"
+    return data, None
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    """A JSON object from ``path``, or None if there is none to read."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _at(data: object, *keys: str) -> Any:
+    """``data[k1][k2]...``, or None where a level is missing or not an object."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _number(value: object, kind: type[int] | type[float]) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return kind(value)
+
+
+def _text(value: object) -> str | None:
+    return None if value is None or isinstance(value, (dict, list)) else str(value)
 
 
 class LadderSource:
@@ -65,21 +270,73 @@ class LadderSource:
         self.title = f"ladder {self.folder.name}"
 
     def record(self, key: str) -> dict[str, Any]:
-        from pitch_ladder.errors import LadderError
+        return self.game(key)[1]
 
+    def game(self, key: str) -> tuple[GameInfo, dict[str, Any]]:
+        """A stored game and its record, by its number (as text: keys are text).
+
+        Raises:
+            NotFound: no game with that number.
+        """
         if not key.isdigit():
             raise NotFound(f"no game {key}: ladder games are numbered")
-        try:
-            return self.ladder.game(int(key)).record
-        except LadderError as error:
-            raise NotFound(str(error)) from None
+        with _answers():
+            return self.ladder.game(int(key))
+
+    def standings(self) -> list[Standing]:
+        """The standings; empty before the first bot."""
+        from sqlmodel import Session
+
+        from pitch_ladder.standings import standings
+
+        with Session(self.ladder.engine) as session:
+            return standings(session)
+
+    def bots(self) -> list[BotInfo]:
+        return self.ladder.bots()
+
+    def bot_page(self, name: str) -> BotPage:
+        with _answers():
+            return self.ladder.bot_page(name)
+
+    def rating_history(self, name: str) -> list[RatingPoint]:
+        with _answers():
+            return self.ladder.rating_history(name)
+
+    def matches(self, bot: str | None = None, **filters: Any) -> list[MatchInfo]:
+        """``Ladder.matches``, its errors translated."""
+        with _answers():
+            return self.ladder.matches(bot, **filters)
+
+    def games(self, bot: str | None = None, **filters: Any) -> list[GameInfo]:
+        """``Ladder.games``, its errors translated."""
+        with _answers():
+            return self.ladder.games(bot, **filters)
 
     def close(self) -> None:
         self.ladder.close()
 
 
+@contextmanager
+def _answers() -> Iterator[None]:
+    """The ladder's errors as the application's: missing things 404, the rest 422."""
+    from pitch_ladder.errors import LadderError
+    from pitch_ladder.ladder import NotInLadder
+
+    try:
+        yield
+    except NotInLadder as error:
+        raise NotFound(str(error)) from None
+    except LadderError as error:
+        raise BadQuery(str(error)) from None
+
+
 def open_source(folder: Path, db: str | None = None) -> Source:
-    """The ladder in ``folder`` if it holds one, else the folder of matches and records."""
+    """The ladder in ``folder`` if it holds one, else the folder of matches and records.
+
+    Raises:
+        LadderError: a ladder whose database cannot be opened.
+    """
     if (folder / LADDER_FILE).exists() or db:
         return LadderSource(folder, db)
     return FolderSource(folder)

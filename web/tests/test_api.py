@@ -1,0 +1,308 @@
+"""The JSON API over a ladder (SQLite, and PostgreSQL when ``PITCH_TEST_POSTGRES_URL`` is
+set) and over a folder of matches and records, through FastAPI's test client.
+
+The ladders are written straight into the database (``ladder_testkit``), each game with
+the record of a real one-hand game, so that nothing here starts a bot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlmodel import Session
+
+from pitch_ladder.database import database_url
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import Game, GameRecord
+from pitch_ladder.standings import rerate
+from pitch_sdk.bots import GreedyBot
+from pitch_sdk.options import RuleOptions
+from pitch_sdk.record import write_record
+from pitch_sdk.selfplay import play_game
+from pitch_web import create_app
+from pitch_web.source import FolderSource, LadderSource
+
+LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
+if str(LADDER_TESTS) not in sys.path:
+    sys.path.insert(0, str(LADDER_TESTS))
+
+from ladder_testkit import add_match, game_row, ladder_with  # noqa: E402
+
+POSTGRES = os.environ.get("PITCH_TEST_POSTGRES_URL")
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param(
+            "postgresql",
+            marks=pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set"),
+        ),
+    ]
+)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh ladder database: a SQLite file, or a PostgreSQL schema dropped afterwards."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'web-ladder.db'}"
+        return
+    assert POSTGRES
+    schema = f"web_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(database_url(tmp_path, POSTGRES))
+    with admin.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+    separator = "&" if "?" in POSTGRES else "?"
+    try:
+        yield f"{POSTGRES}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.begin() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+def game_record(seed: int = 7) -> dict[str, Any]:
+    """A real one-hand game's record."""
+    return play_game([GreedyBot(s) for s in range(4)], seed, RuleOptions.from_dict({"hand_cap": 1}))
+
+
+def timeout_fault(seat: int) -> dict[str, Any]:
+    return {
+        "hand": 1,
+        "decision": 0,
+        "seat": seat,
+        "kind": "timeout",
+        "detail": "no answer in time",
+        "decision_kind": "bid",
+    }
+
+
+def build_ladder(url: str, folder: Path) -> Ladder:
+    """alpha beat beta 3-1, then beta and gamma drew one and gamma won one: 6 games.
+
+    Game 4 (alpha against beta, won by beta) has a timeout of alpha (A, team 0: seat 2).
+    """
+    ladder, versions = ladder_with(url, folder, ["alpha", "beta", "gamma"])
+    record = game_record()
+    with Session(ladder.engine) as session:
+        first = add_match(session, 1, versions["alpha"], versions["beta"])
+        second = add_match(session, 1, versions["beta"], versions["gamma"])
+        results = [(first, 1.0), (first, 1.0), (first, 1.0), (first, 0.0)]
+        results += [(second, 0.5), (second, 0.0)]
+        games: list[Game] = []
+        for n, (match, score) in enumerate(results):
+            game = game_row(session, match, f"pair-{n // 2:05d}-{'ab'[n % 2]}", score, (7, 6))
+            games.append(game)
+        games[3].faults = 1
+        session.add_all(games)
+        session.flush()
+        for game in games:
+            stored = record if game.faults == 0 else {**record, "faults": [timeout_fault(2)]}
+            session.add(GameRecord.model_validate({"game_id": game.id, "record": stored}))
+        rerate(session, {game.id for game in games if game.id is not None})
+        session.commit()
+    return ladder
+
+
+@pytest.fixture
+def ladder_client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    ladder = build_ladder(db_url, tmp_path)
+    ladder.close()
+    source = LadderSource(tmp_path / "ladder", db_url)
+    with TestClient(create_app(source)) as client:
+        yield client
+    source.close()
+
+
+def match_folder(root: Path, games: int = 2) -> Path:
+    """A finished match folder (header, summary, compressed records) of greedy against random."""
+    root.mkdir(parents=True)
+    (root / "games").mkdir()
+    bots = {"a": {"name": "greedy", "version": "1.0"}, "b": {"name": "random", "version": "1.0"}}
+    header = {"format": "pitch-match", "version": 1, "bots": bots, "settings": {}}
+    (root / "match.json").write_text(json.dumps(header))
+    entries = []
+    for n in range(games):
+        game = f"pair-00000-{'ab'[n]}"
+        record = game_record(seed=n + 1)
+        write_record(record, root / "games" / f"{game}.json.gz")
+        scores = record["result"]["scores"]
+        a_team = n % 2
+        a_score = 1.0 if scores[a_team] > scores[1 - a_team] else 0.0
+        entries.append(
+            {
+                "game": game,
+                "record": f"games/{game}.json.gz",
+                "a_team": a_team,
+                "a_score": a_score,
+                "scores": scores,
+                "termination": "hand_cap",
+            }
+        )
+    summary = {
+        "bots": bots,
+        "status": "finished",
+        "games_planned": games,
+        "games_played": games,
+        "result": {"a": {"wins": 1, "losses": 1, "draws": 0}, "points": {"a": 20, "b": 6}},
+        "stats": {"elo": 0.0},
+        "games": entries,
+    }
+    (root / "summary.json").write_text(json.dumps(summary))
+    return root
+
+
+@pytest.fixture
+def folder_client(tmp_path: Path) -> Iterator[TestClient]:
+    served = tmp_path / "matches"
+    match_folder(served / "greedy-vs-random")
+    write_record(game_record(seed=9), served / "loose.json")
+    with TestClient(create_app(FolderSource(served))) as client:
+        yield client
+
+
+def ok(client: TestClient, url: str) -> Any:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.text)
+    return response.json()
+
+
+def refused(client: TestClient, url: str, status: int) -> str:
+    """The one-line ``detail`` of a refused request."""
+    response = client.get(url)
+    assert response.status_code == status, (url, response.text)
+    detail = response.json()["detail"]
+    assert isinstance(detail, str) and "\n" not in detail and "Traceback" not in detail
+    return detail
+
+
+def test_standings_rank_the_bots_with_their_intervals_and_pages(ladder_client):
+    lines = ok(ladder_client, "/api/standings")
+    assert [line["bot"] for line in lines] == ["alpha", "gamma", "beta"]
+    assert [line["rank"] for line in lines] == [1, 2, 3]
+    for line in lines:
+        assert line["lower"] < line["rating"] < line["upper"]
+        assert line["url"] == f"/bots/{line['bot']}"
+    assert (lines[0]["games"], lines[0]["wins"], lines[0]["losses"]) == (4, 3, 1)
+
+
+def test_bots_and_a_bots_page(ladder_client):
+    assert [bot["name"] for bot in ok(ladder_client, "/api/bots")] == ["alpha", "beta", "gamma"]
+    beta = ok(ladder_client, "/api/bots/beta")
+    opponents = {line["opponent"]: line for line in beta["opponents"]}
+    assert (opponents["alpha"]["games"], opponents["alpha"]["wins"]) == (4, 1)
+    assert (opponents["gamma"]["draws"], opponents["gamma"]["losses"]) == (1, 1)
+    assert beta["faults"] == {}  # the timeout was alpha's
+    assert ok(ladder_client, "/api/bots/alpha")["faults"] == {"timeout": 1}
+    assert [game["key"] for game in beta["recent_games"]] == ["6", "5", "4", "3", "2", "1"]
+    assert [version["games"] for version in beta["versions"]] == [6]
+
+
+def test_a_missing_bot_or_game_is_a_404_with_one_line(ladder_client):
+    assert "no bot named 'nobody'" in refused(ladder_client, "/api/bots/nobody", 404)
+    assert "no game 99" in refused(ladder_client, "/api/games/99", 404)
+    assert "numbered" in refused(ladder_client, "/api/games/x.json", 404)
+
+
+def test_games_come_newest_first_and_page_by_number(ladder_client):
+    page = ok(ladder_client, "/api/games?limit=4")
+    assert [game["key"] for game in page["games"]] == ["6", "5", "4", "3"]
+    assert page["next"] == "/api/games?limit=4&before=3"
+    rest = ok(ladder_client, page["next"])
+    assert [game["key"] for game in rest["games"]] == ["2", "1"]
+    assert rest["next"] is None
+    first = page["games"][0]
+    assert first["url"] == "/view/6" and first["record"] == "/api/games/6"
+    assert ok(ladder_client, "/api/games?offset=5")["games"][0]["key"] == "1"
+
+
+def test_games_filter_by_bot_result_fault_version_and_match(ladder_client):
+    def keys(query: str) -> list[str]:
+        return [game["key"] for game in ok(ladder_client, f"/api/games?{query}")["games"]]
+
+    assert keys("bot=beta&result=won") == ["4"]
+    assert keys("bot=gamma&result=won") == ["6"]
+    assert keys("bot=alpha&result=lost") == ["4"]
+    assert keys("bot=beta&result=drawn") == ["5"]
+    assert keys("fault=true") == ["4"]
+    assert keys("bot=alpha&fault=false") == ["3", "2", "1"]
+    assert keys("bot=gamma&version=1") == ["6", "5"]
+    matches = ok(ladder_client, "/api/matches?bot=gamma")["matches"]
+    assert keys(f"match={matches[0]['key']}") == ["6", "5"]
+
+
+def test_bad_parameters_are_a_422_that_says_which(ladder_client):
+    assert "limit" in refused(ladder_client, "/api/games?limit=0", 422)
+    assert "result" in refused(ladder_client, "/api/games?bot=beta&result=maybe", 422)
+    assert "needs a bot" in refused(ladder_client, "/api/games?result=won", 422)
+    assert "no version '9'" in refused(ladder_client, "/api/games?bot=beta&version=9", 404)
+    assert "before" in refused(ladder_client, "/api/games?before=x", 422)
+    assert "status" in refused(ladder_client, "/api/matches?status=lost", 422)
+
+
+def test_a_games_record_is_served_whole(ladder_client):
+    record = ok(ladder_client, "/api/games/1")
+    assert record["format"] == "pitch-game-record"
+    assert record == game_record()
+
+
+def test_matches_show_their_games_so_far_from_as_side(ladder_client):
+    listed = ok(ladder_client, "/api/matches")["matches"]
+    assert [(m["a"], m["b"]) for m in listed] == [("beta", "gamma"), ("alpha", "beta")]
+    newest = listed[0]
+    assert (newest["games_played"], newest["wins"], newest["losses"], newest["draws"]) == (
+        2,
+        0,
+        1,
+        1,
+    )
+    assert newest["url"] == f"/matches/{newest['key']}"
+    assert ok(ladder_client, "/api/matches?status=finished")["matches"] == []
+
+
+def test_a_bots_rating_history_starts_at_1500_and_has_a_point_per_game(ladder_client):
+    points = ok(ladder_client, "/api/bots/alpha/ratings")
+    assert points[0] == {"games": 0, "rating": 1500.0}
+    assert [point["games"] for point in points] == [0, 1, 2, 3, 4]
+    assert points[3]["rating"] > points[1]["rating"] > 1500  # three wins, then a loss
+    assert points[4]["rating"] < points[3]["rating"]
+
+
+def test_the_openapi_description_names_the_response_models(ladder_client):
+    schemas = ok(ladder_client, "/api/openapi.json")["components"]["schemas"]
+    assert {"StandingOut", "BotDetailOut", "GamesPage", "MatchesPage", "GameOut"} <= set(schemas)
+    assert ladder_client.get("/docs").status_code == 200
+
+
+def test_a_folder_lists_its_matches_games_and_loose_records(folder_client):
+    (match,) = ok(folder_client, "/api/matches")["matches"]
+    assert (match["key"], match["a"], match["b"], match["games_played"]) == (
+        "greedy-vs-random",
+        "greedy",
+        "random",
+        2,
+    )
+    games = ok(folder_client, "/api/games?match=greedy-vs-random")["games"]
+    assert [game["key"] for game in games] == [
+        "greedy-vs-random/games/pair-00000-a.json.gz",
+        "greedy-vs-random/games/pair-00000-b.json.gz",
+    ]
+    assert games[0]["url"] == "/view/greedy-vs-random/games/pair-00000-a.json.gz"
+    assert ok(folder_client, games[1]["record"]) == game_record(seed=2)
+    loose = ok(folder_client, "/api/games")["games"]
+    assert [game["key"] for game in loose] == ["loose.json"]
+
+
+def test_a_folder_refuses_what_only_a_ladder_has_and_paths_outside_it(folder_client):
+    assert "not a ladder" in refused(folder_client, "/api/standings", 404)
+    assert "no match folder" in refused(folder_client, "/api/games?match=nothing", 404)
+    assert "no record" in refused(folder_client, "/api/games/..%2F..%2Fetc%2Fpasswd", 404)
+    assert "by match" in refused(folder_client, "/api/games?bot=greedy", 422)
