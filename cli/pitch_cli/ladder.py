@@ -25,6 +25,7 @@ from pitch_sdk.record import replay
 from .render import output_console, render_game
 
 if TYPE_CHECKING:
+    from pitch_ladder.authors import IssuedToken
     from pitch_ladder.ladder import GameInfo, Ladder, Submission
     from pitch_ladder.runner import ProgressCallback, RunProgress, RunReport
     from pitch_ladder.standings import Standing
@@ -92,13 +93,22 @@ def submit(
     name: Annotated[
         str | None, typer.Option(help="The bot's name in the ladder (default: the manifest's).")
     ] = None,
+    author: Annotated[
+        str,
+        typer.Option(help="Who owns the bot's name (`pitch ladder author list`)."),
+    ] = "local",
     trust_bots: TrustOption = False,
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
 ) -> None:
-    """Add a bot, or a new version of one, after it finishes a short game against random."""
+    """Add a bot, or a new version of one, after it finishes a short game against random.
+
+    A bot's name belongs to the author who first submitted it: by default the author
+    `local`, who owns what is submitted on this machine.
+    """
     with open_ladder(ladder, db) as opened:
-        print_submission(output_console(), opened.submit(folder, name, trust_bots=trust_bots))
+        submission = opened.submit(folder, name, author=author, trust_bots=trust_bots)
+    print_submission(output_console(), submission)
 
 
 def print_submission(console: Console, submission: Submission) -> None:
@@ -465,3 +475,94 @@ def show(
     console = output_console()
     console.print(render_game(stored.record, replay(stored.record), hand=hand, seat=seat))
     console.print(f"record: {stored.info.record_path}", soft_wrap=True)
+
+
+author_app = typer.Typer(
+    name="author",
+    help="Authors and their API tokens: add, list, revoke, rotate.",
+    no_args_is_help=True,
+)
+app.add_typer(author_app)
+
+
+@author_app.command("add")
+def author_add(
+    name: Annotated[str, typer.Argument(help="The author's name (letters, digits, - _ .).")],
+    *,
+    admin: Annotated[
+        bool, typer.Option("--admin", help="An operator, whose token may act on every bot.")
+    ] = False,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Add an author and print their API token: shown this once, never stored."""
+    from pitch_ladder.authors import add_author
+
+    with open_ladder(ladder, db) as opened:
+        issued = add_author(opened, name, admin=admin)
+    role = "admin" if admin else "author"
+    print_token(output_console(), f"added {role} {issued.author}", issued)
+
+
+@author_app.command("rotate")
+def author_rotate(
+    name: Annotated[str, typer.Argument(help="The author to give a new token.")],
+    *,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Give an author a new API token (printed once); their previous token stops working."""
+    from pitch_ladder.authors import rotate
+
+    with open_ladder(ladder, db) as opened:
+        issued = rotate(opened, name)
+    print_token(
+        output_console(), f"new token for {issued.author}; the previous one is revoked", issued
+    )
+
+
+def print_token(console: Console, headline: str, issued: IssuedToken) -> None:
+    """The headline, then the token alone on the last line (for scripts: `tail -n 1`)."""
+    console.print(
+        f"{headline} (token id {issued.token_id}). The token is shown only now; keep it "
+        "where only they can read it:",
+        soft_wrap=True,
+    )
+    console.print(issued.token, soft_wrap=True, markup=False)
+
+
+@author_app.command("revoke")
+def author_revoke(
+    name: Annotated[str, typer.Argument(help="The author whose token stops working.")],
+    *,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Stop an author's API token at once; their bots stay (rotate gives a new token)."""
+    from pitch_ladder.authors import revoke
+
+    with open_ladder(ladder, db) as opened:
+        token_id = revoke(opened, name)
+    output_console().print(f"revoked {name}'s token {token_id}; their bots stay theirs")
+
+
+@author_app.command("list")
+def author_list(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -> None:
+    """List the authors: role, working token's id, number of bots."""
+    from pitch_ladder.authors import authors
+
+    with open_ladder(ladder, db) as opened:
+        infos = authors(opened)
+    table = Table(box=box.SIMPLE_HEAD)
+    for heading in ("author", "role", "token", "issued", "bots"):
+        table.add_column(heading, justify="right" if heading == "bots" else "left")
+    for info in infos:
+        issued = f"{info.token_created_at:%Y-%m-%d %H:%M}" if info.token_created_at else "-"
+        table.add_row(
+            info.name,
+            "admin" if info.admin else "author",
+            info.token_id or "none",
+            issued,
+            str(info.bots),
+        )
+    output_console(TABLE_WIDTH).print(table)

@@ -38,6 +38,7 @@ from pitch_referee.workers import usable_cores
 
 from . import backup as backups
 from . import browse
+from .authors import LOCAL_AUTHOR, author_named, check_owner
 from .browse import BotPage, MatchInfo, RatingPoint, version_names
 from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
@@ -285,18 +286,26 @@ class Ladder:
     # --- bots -------------------------------------------------------------------------
 
     def submit(
-        self, source: Path, name: str | None = None, *, trust_bots: bool = False
+        self,
+        source: Path,
+        name: str | None = None,
+        *,
+        author: str = LOCAL_AUTHOR,
+        trust_bots: bool = False,
     ) -> Submission:
         """Validate, copy and smoke-test a bot folder, then store it as a new version.
 
-        Identical content already submitted under this name stores nothing (and makes a
-        retired bot active again). The smoke test runs the bot in the sandbox; where the
-        machine has none, the bot is refused unless ``trust_bots`` (``require_sandbox``).
+        The name belongs to the ``author`` who first submits it (``local`` by default:
+        see ``authors``); nobody else may submit under it. Identical content already
+        submitted under this name stores nothing (and makes a retired bot active again).
+        The smoke test runs the bot in the sandbox; where the machine has none, the bot is
+        refused unless ``trust_bots`` (``require_sandbox``).
 
         Raises:
-            LadderError: a bad manifest or name, the machine cannot sandbox the bot, or
-                the bot failed its smoke test (the message has its stderr); nothing is
-                stored then.
+            ForbiddenError: another author owns the name.
+            LadderError: a bad manifest or name, an unknown author, the machine cannot
+                sandbox the bot, or the bot failed its smoke test (the message has its
+                stderr); nothing is stored then.
         """
         require_sandbox(trust_bots)
         manifest = read_manifest(source)
@@ -305,8 +314,10 @@ class Ladder:
         digest = content_hash(manifest.folder)
         relative = f"{BOTS_FOLDER}/{name}/{digest[:12]}"
         with Session(self.engine) as session:
+            owner = author_named(session, author)
             bot = session.exec(select(Bot).where(Bot.name == name)).first()
             if bot is not None:
+                check_owner(bot, owner)
                 known = session.exec(
                     select(BotVersion).where(
                         BotVersion.bot_id == bot.id, BotVersion.content_hash == digest
@@ -321,7 +332,7 @@ class Ladder:
         target = self.folder / relative
         self._stage(manifest.folder, target, name)
         try:
-            return self._store(name, digest, relative)
+            return self._store(name, digest, relative, author)
         except IntegrityError:  # the same version stored meanwhile: its copy is ``target``
             raise LadderError(f"{name} was submitted by another command meanwhile") from None
         except BaseException:
@@ -348,13 +359,15 @@ class Ladder:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _store(self, name: str, digest: str, relative: str) -> Submission:
+    def _store(self, name: str, digest: str, relative: str, author: str) -> Submission:
         manifest = read_manifest(self.folder / relative)
         with Session(self.engine) as session:
+            owner = author_named(session, author)
             bot = session.exec(select(Bot).where(Bot.name == name)).first()
             reactivated = bot is not None and not bot.active
             if bot is None:
-                bot = Bot.model_validate({"name": name})
+                bot = Bot.model_validate({"name": name, "author_id": owner.id})
+            check_owner(bot, owner)  # a bot made meanwhile by another author's submission
             bot.active = True
             session.add(bot)
             session.flush()

@@ -1,4 +1,5 @@
-"""The ladder's tables: bots, their versions, matches, games, ratings, and whose it is.
+"""The ladder's tables: authors and their tokens, bots, their versions, matches, games,
+ratings, and whose it is.
 
 The games are the ladder's facts; ``rating_history``, ``version_rating``, ``pair_total``
 and the cached fit (``fit_rating``, ``fit_state``) are derived from them and kept up to
@@ -46,9 +47,51 @@ _SEED = BigInteger().with_variant(Integer(), "sqlite")
 """64 bits: PostgreSQL's INTEGER has 32, SQLite's INTEGER already has 64."""
 
 
+LOCAL_AUTHOR_ID = 1
+"""The author ``local`` (made by migration 0006, the ``author`` table's first row): who
+owns a bot submitted on this machine without naming an author (``pitch ladder submit``)."""
+
+
+class AuthorBase(SQLModel):
+    name: str = Field(max_length=64, unique=True, index=True)
+    admin: bool = False
+    """An operator: may act on every author's bots (the service's admin actions)."""
+    created_at: datetime = _timestamp(default_factory=now)
+
+
+class Author(AuthorBase, table=True):
+    """Someone who submits bots: the owner of every bot name they submitted first."""
+
+    id: int | None = Field(default=None, primary_key=True)
+
+
+class AuthorTokenBase(SQLModel):
+    author_id: int = Field(foreign_key="author.id", index=True)
+    secret_hash: str = Field(max_length=255)
+    """``scrypt$n$r$p$salt$digest`` of the token's secret (see ``pitch_ladder.authors``)."""
+    created_at: datetime = _timestamp(default_factory=now)
+    revoked_at: datetime | None = _timestamp(default=None)
+    """When it stopped working (``author revoke`` or ``rotate``); None while it works."""
+
+
+class AuthorToken(AuthorTokenBase, table=True):
+    """An API token, found by its public id (``pa_<id>_<secret>``), never by its secret."""
+
+    __tablename__ = "author_token"
+    id: str = Field(primary_key=True, max_length=32)
+    """The token's public id: random hex, shown by ``author list``."""
+
+
 class BotBase(SQLModel):
     name: str = Field(max_length=64, unique=True, index=True)
     """The ladder name (``submit --name``, else the manifest's)."""
+    author_id: int = Field(
+        default=LOCAL_AUTHOR_ID,
+        foreign_key="author.id",
+        index=True,
+        sa_column_kwargs={"server_default": str(LOCAL_AUTHOR_ID)},
+    )
+    """Who owns the name: the author who first submitted it; their versions only."""
     active: bool = True
     """Retired bots keep their games and ratings but are not scheduled."""
     created_at: datetime = _timestamp(default_factory=now)
@@ -69,6 +112,7 @@ class BotVersionBase(SQLModel):
     command: list[str] = Field(sa_type=JSON)
     description: str = ""
     author: str = ""
+    """The manifest's free-text ``author`` field; the owner is ``bot.author_id``."""
     submitted_at: datetime = _timestamp(default_factory=now)
 
 
