@@ -87,7 +87,9 @@ def error_response(request: Request, status: int, message: str) -> Response:
     return render(request, "error.html", status, status=status, message=message)
 
 
-def render(request: Request, template: str, status: int = 200, **context: object) -> HTMLResponse:
+def render(
+    request: Request, template: str, status: int = 200, /, **context: object
+) -> HTMLResponse:
     """A page of the site, with the source's title available to every template."""
     context.setdefault("title", request.app.state.source.title)
     return templates.TemplateResponse(request, template, context, status_code=status)
