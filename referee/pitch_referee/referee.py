@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pitch_sdk.cards import SEATS, Seat
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.table import Watcher
 
 from .connection import start_server, stop_server
 from .errors import BotStartError
@@ -153,10 +154,12 @@ class Referee:
         options: RuleOptions | None = None,
         first_dealer: Seat = 0,
         secret: bytes | str | None = None,
+        watchers: Sequence[Watcher] = (),
     ) -> GameResult:
         """Play one game with ``seats[seat]`` in each seat; never raises for bot faults.
 
-        ``secret`` keys the bots' seeds (``game_loop.play_game``).
+        ``secret`` keys the bots' seeds (``game_loop.play_game``); ``watchers`` see every
+        event of the game (``pitch_sdk.table.Watcher``: a live feed).
         """
         if len({slot.key for slot in seats}) != 4:
             raise ValueError("each seat needs its own process (partners never share one)")
@@ -174,6 +177,7 @@ class Referee:
             time_control=self.settings.time_control,
             fault_policy=self.settings.fault_policy,
             secret=secret,
+            watchers=watchers,
         )
         _bill_cpu(result, bots, cpu_before)
         for seat in result.needs_restart | {s for s in SEATS if bots[s].start_error}:

@@ -19,7 +19,7 @@ import enum
 import random
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeAlias, TypeVar
 
 from .actions import Action, IllegalActionError, InvalidActionError, StockChoice
@@ -101,12 +101,23 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Started:
+    """The game begins (watchers only): ``heading`` is the record before any hand (its
+    format, rules, seed, first dealer and players), so a watcher can write a record."""
+
+    game_id: str
+    heading: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Dealt:
     """A hand was dealt. A seat sees its own nine cards only (the others are 0)."""
 
     hand: int
     dealer: Seat
     hands: tuple[CardMask, CardMask, CardMask, CardMask]
+    deck: tuple[Card, ...] = ()
+    """The deck order, top card first: for watchers only (a seat gets it empty)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +129,8 @@ class Decided:
     seat: Seat
     action: Action
     forced: bool
+    ms: float | None = None
+    """How long the player took, as the record has it: for watchers only (seats get None)."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +156,7 @@ class GameOver:
 
 SeatEvent: TypeAlias = Dealt | Decided | HandScored
 """What players are told, each as its seat may know it."""
-TableEvent: TypeAlias = SeatEvent | Faulted | GameOver
+TableEvent: TypeAlias = Started | SeatEvent | Faulted | GameOver
 """What watchers are told, with nothing hidden."""
 
 
@@ -239,6 +252,7 @@ class Table:
             seat = state.current_seat()
             legal = state.legal_actions()
             hand_before = len(state.hand_results)
+            ms = None
             if len(legal) == 1:
                 action = legal[0]
                 self.recorder.decide(action)
@@ -246,10 +260,11 @@ class Table:
                 action = self._substitutes.choice(legal)
                 self.recorder.decide(action)
             else:
-                action = await self._ask(seat)
-                if action is None:
+                answer = await self._ask(seat)
+                if answer is None:
                     break  # forfeited
-            self._tell_everyone(Decided(state.hand_number, seat, action, len(legal) == 1))
+                action, ms = answer.action, answer.ms
+            self._tell_everyone(Decided(state.hand_number, seat, action, len(legal) == 1), ms)
             if len(state.hand_results) > hand_before:
                 self._tell_everyone(HandScored(state.hand_results[-1]))
         self._end()
@@ -257,6 +272,13 @@ class Table:
         return self.result
 
     def _start(self) -> None:
+        if self.watchers:
+            record = self.recorder.record()
+            heading = {
+                key: record[key] for key in record if key not in ("hands", "faults", "result")
+            }
+            heading["players"] = [dict(player) for player in record["players"]]  # a copy
+            self._watch(Started(self.game_id, heading))
         for seat in SEATS:
             game = GameStart(
                 game_id=self.game_id,
@@ -280,10 +302,11 @@ class Table:
         for seat in SEATS:
             only_own = tuple(cards if viewer == seat else 0 for viewer, cards in enumerate(hands))
             self.players[seat].observe(Dealt(number, self.state.dealer, only_own))  # type: ignore[arg-type]
-        self._watch(Dealt(number, self.state.dealer, hands))  # type: ignore[arg-type]
+        self._watch(Dealt(number, self.state.dealer, hands, self.state.deck))  # type: ignore[arg-type]
 
-    async def _ask(self, seat: Seat) -> Action | None:
-        """Ask ``seat`` and apply its answer, or its fault; ``None`` when it forfeited."""
+    async def _ask(self, seat: Seat) -> Answer | None:
+        """Ask ``seat`` and apply its answer, or its fault (a substitute, untimed);
+        ``None`` when it forfeited."""
         state = self.state
         budget = TimeBudget(self.time_control.limit_ms, int(self.reserves_ms[seat]))
         started = time.perf_counter()
@@ -298,11 +321,11 @@ class Table:
         except (IllegalActionError, InvalidActionError) as error:
             fault = Fault(FaultKind.ILLEGAL_ACTION, str(error))
             return self._after_fault(seat, fault, ms, charged=True)
-        return answer.action
+        return answer
 
     def _after_fault(
         self, seat: Seat, fault: Fault, elapsed_ms: float, *, charged: bool = False
-    ) -> Action | None:
+    ) -> Answer | None:
         if not charged:
             self._charge(seat, elapsed_ms)
         self._fault(seat, fault, elapsed_ms)
@@ -310,7 +333,7 @@ class Table:
             return None
         action = self._substitutes.choice(self.state.legal_actions())
         self.recorder.decide(action)
-        return action
+        return Answer(action, None)
 
     def _charge(self, seat: Seat, ms: float) -> None:
         """Time over the limit is paid from the seat's reserve."""
@@ -344,10 +367,13 @@ class Table:
         assert self.state.outcome is not None
         self._watch(GameOver(self.state.outcome, tuple(self.state.scores)))  # type: ignore[arg-type]
 
-    def _tell_everyone(self, event: Decided | HandScored) -> None:
+    def _tell_everyone(self, event: Decided | HandScored, ms: float | None = None) -> None:
+        """Each seat as it may know the event; watchers also get a decision's time."""
         for seat in SEATS:
             self.players[seat].observe(_as_seen_by(event, seat))
-        self._watch(event)
+        self._watch(
+            replace(event, ms=ms) if isinstance(event, Decided) and ms is not None else event
+        )
 
     def _watch(self, event: TableEvent) -> None:
         for watcher in self.watchers:

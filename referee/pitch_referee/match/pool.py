@@ -25,6 +25,7 @@ from pitch_sdk.record import write_record
 
 from ..errors import BotError
 from ..game_loop import GameResult
+from ..live import Publisher
 from ..referee import PlayerSlot, Referee
 from ..workers import die_with_parent, leave_interrupts_to_parent, pin_to_core, usable_cores
 from .folder import MatchFolder
@@ -48,6 +49,8 @@ class Job:
     root: Path
     sandboxed: bool
     """Resolved once for the match (``MatchSettings.sandboxed``), so every worker agrees."""
+    publisher: Publisher
+    """Where each game is published as it is played (``live``: the match's journals)."""
 
 
 def run_workers(
@@ -227,18 +230,23 @@ async def _play_pairs(
             for spec in pair:
                 if stopped():
                     return
-                game = asyncio.ensure_future(
-                    referee.play(
-                        seats(spec, slots),
-                        game_id=spec.game_id,
-                        seed=spec.seed,
-                        options=settings.options(),
-                        first_dealer=spec.first_dealer,
-                        secret=str(settings.seed),
+                feed = job.publisher.feed(spec.game_id)
+                try:
+                    game = asyncio.ensure_future(
+                        referee.play(
+                            seats(spec, slots),
+                            game_id=spec.game_id,
+                            seed=spec.seed,
+                            options=settings.options(),
+                            first_dealer=spec.first_dealer,
+                            secret=str(settings.seed),
+                            watchers=[feed],
+                        )
                     )
-                )
-                if not await _finished(game, stopped):
-                    return  # abandoned: it leaves no record, and resuming plays it
-                result = game.result()
-                write_record(result.record, folder.record_path(spec, settings.compress_records))
+                    if not await _finished(game, stopped):
+                        return  # abandoned: it leaves no record, and resuming plays it
+                    result = game.result()
+                    write_record(result.record, folder.record_path(spec, settings.compress_records))
+                finally:
+                    feed.close()  # live no more: the record is written, or the game abandoned
                 report(GameOutcome.from_record(spec, result.record))

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from ..live import JournalPublisher, sweep
 from .folder import MatchFolder
 from .outcomes import OutcomeLog
 from .pool import Job, WorkerError, run_workers
@@ -105,7 +106,9 @@ def _play_remaining(
     del by_pair
     try:
         summary_of(loaded, MatchStatus.RUNNING)
-        job = Job(loaded.a, loaded.b, loaded.settings, root, loaded.settings.sandboxed(announce))
+        settings = loaded.settings
+        publisher = JournalPublisher.for_match(root, _max_silence_s(settings))
+        job = Job(loaded.a, loaded.b, settings, root, settings.sandboxed(announce), publisher)
         planned = len(loaded.specs)
         del loaded  # not kept while playing: the summary at the end reads the folder again
         status, unplayable = _play(
@@ -117,7 +120,18 @@ def _play_remaining(
     except WorkerError:
         summarize(root, MatchStatus.INTERRUPTED)
         raise
+    finally:
+        sweep(root)  # the journals of games whose worker died, which no one will finish
     return summarize(root, status, unplayable)
+
+
+LIVE_SILENCE_MARGIN_S = 60.0
+"""Beyond one decision's whole budget, how long a game may go quiet (starting a bot
+again, a loaded machine) before a journal seen from another host counts as abandoned."""
+
+
+def _max_silence_s(settings: MatchSettings) -> float:
+    return (settings.time_limit_ms + settings.time_reserve_ms) / 1000 + LIVE_SILENCE_MARGIN_S
 
 
 def _play(
