@@ -1,9 +1,10 @@
-"""``pitch replay``: show a recorded game hand by hand, as the engine replays it."""
+"""``pitch replay``: show a recorded game hand by hand, as the engine replays it, or write
+its browser viewer into one HTML file (``--html``; the web package is imported only then)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -30,10 +31,19 @@ def replay(
             "--seat", min=0, max=3, help="Show only what this seat knew, as its bot saw it."
         ),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the game's viewer as one self-contained HTML file (no server, no "
+            "network) instead of printing it; --hand and --seat choose where it opens.",
+        ),
+    ] = None,
 ) -> None:
     """Show a recorded game hand by hand: deal, bids, discards, stock, tricks, scores.
 
     All re-run by the engine; if it disagrees, shows what replays, the discrepancy, exits 1.
+    With --html, writes the browser viewer of the game into one file instead.
     """
     game = load_record(record)
     replayed = replay_record(game)
@@ -42,6 +52,27 @@ def replay(
     hands = len(game["hands"])
     if hand is not None and hand > hands:
         raise PitchError(f"{record}: no hand {hand}; the record has {count_of(hands, 'hand')}")
-    output_console().print(render_game(game, replayed, hand=hand, seat=seat))
+    if html is not None:
+        _write_html(game, record, html, hand=hand, seat=seat)
+        if not replayed.ok:
+            message = (
+                f"the record does not replay: {replayed.discrepancy}; the file shows it up to there"
+            )
+            typer.echo(message, err=True)
+    else:
+        output_console().print(render_game(game, replayed, hand=hand, seat=seat))
     if not replayed.ok:
         raise typer.Exit(1)
+
+
+def _write_html(
+    game: dict[str, Any], record: Path, html: Path, *, hand: int | None, seat: int | None
+) -> None:
+    """The viewer in one file; the web package is imported only here."""
+    from pitch_web.standalone import write_standalone
+
+    try:
+        write_standalone(game, html, game=record.name, hand=hand, seat=seat)
+    except OSError as error:
+        raise PitchError(f"{html}: cannot write the HTML file ({error.strerror})") from None
+    print(f"wrote {html}: {count_of(len(game['hands']), 'hand')}, open it in a browser")

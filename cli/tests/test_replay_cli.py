@@ -158,6 +158,44 @@ def test_a_tampered_record_shows_what_replays_then_the_discrepancy(tmp_path):
     assert "trick 2" not in result.output and "Score" not in result.output
 
 
+def test_replay_html_writes_one_self_contained_viewer_file(tmp_path):
+    record = random_game(hand_cap=2)
+    out = tmp_path / "game.html"
+    result = invoke("replay", saved(record, tmp_path), "--html", out, "--seat", 1, "--hand", 2)
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {out}: 2 hands, open it in a browser\n"
+    page = out.read_text()
+    inline = page.split('id="timeline-data">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(inline)["header"]["result"] == record["result"]
+    assert 'data-hand="2" data-view="1"' in page
+    assert "src=" not in page and "href=" not in page
+
+
+def test_replay_html_to_a_folder_that_does_not_exist_is_one_error_line(
+    tmp_path, monkeypatch, capsys
+):
+    path = saved(random_game(hand_cap=1), tmp_path)
+    out = tmp_path / "missing" / "game.html"
+    monkeypatch.setattr(sys, "argv", ["pitch", "replay", str(path), "--html", str(out)])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 1
+    error = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().err)
+    assert error.startswith(f"error: {out}: cannot write the HTML file") and error.count("\n") == 1
+
+
+def test_replay_html_of_a_tampered_record_writes_what_replays_and_exits_1(tmp_path):
+    record = random_game(hand_cap=1)
+    decisions = record["hands"][0]["decisions"]
+    plays = [i for i, d in enumerate(decisions) if d["action"].startswith("play")]
+    decisions[plays[1]]["action"] = decisions[plays[0]]["action"]
+    out = tmp_path / "game.html"
+    result = invoke("replay", saved(record, tmp_path), "--html", out)
+    assert result.exit_code == 1
+    assert f"decision {plays[1] + 1}:" in out.read_text()
+    assert "the record does not replay: hand 1, decision" in result.output
+
+
 # --- pitch rerun --------------------------------------------------------------------------
 
 

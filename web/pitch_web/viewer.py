@@ -14,15 +14,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from .app import render
+from .standalone import script_json
 from .timeline import timeline
 
 router = APIRouter()
-
-
-def script_json(data: Any) -> str:
-    """JSON that is safe inside a ``<script>`` element (no ``</script>`` can end it early)."""
-    text = json.dumps(data, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def game_timeline(request: Request, key: str) -> dict[str, Any]:

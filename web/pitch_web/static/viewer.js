@@ -5,7 +5,8 @@
  * the rules engine: this file only draws what each step says and never applies a rule.
  * It boots from <script type="application/json" id="timeline-data"> into
  * <div id="pitch-viewer">, and the position and view mode live in the URL hash
- * (#step=N&view=all|0|1|2|3), so a link opens the same moment.
+ * (#step=N&view=all|0|1|2|3), so a link opens the same moment. Without a hash it opens
+ * at the first step, or where the root element's data-hand and data-view say.
  *
  * API for live games (window.pitchViewer, set once the viewer is mounted):
  *   pitchViewer.append(steps)   add steps, as timeline(partial)["steps"][n:] gives them;
@@ -202,6 +203,7 @@
       this.build();
       this.appendSteps(timeline.steps || [], false);
       this.appendLogs(timeline.logs || [], false);
+      this.applyDefaults(root.dataset);
       this.readHash(false);
       window.addEventListener("hashchange", () => this.readHash(true));
       document.addEventListener("keydown", (event) => this.onKey(event));
@@ -381,6 +383,16 @@
       if (redraw) this.draw();
     }
 
+    applyDefaults(options) {
+      if (["0", "1", "2", "3"].includes(options.view)) this.mode = Number(options.view);
+      if (options.hand) this.gotoHandQuietly(Number(options.hand));
+    }
+
+    gotoHandQuietly(number) {
+      const found = this.handStarts.find(([, hand]) => hand === number);
+      if (found) this.position = found[0];
+    }
+
     writeHash() {
       const hash = `#step=${this.position}&view=${this.mode}`;
       if (window.location.hash !== hash) window.history.replaceState(null, "", hash);
@@ -477,7 +489,7 @@
         const winner = result.winner === null ? "a draw" : `team ${result.winner} wins`;
         const forfeit = result.forfeited_by === null || result.forfeited_by === undefined ? "" : ` by seat ${result.forfeited_by}`;
         parts.push(el("span", { class: "pv-result", "data-testid": "result" },
-          ` \u00b7 ${winner} (${TERMINATIONS[result.termination] || result.termination}${forfeit}), ${result.scores[0]}\u2013${result.scores[1]} after ${result.hands} hand${result.hands === 1 ? "" : "s"}`));
+          ` \u00b7 ${winner} (${TERMINATIONS[result.termination] || result.termination}${forfeit}), ${pair(result.scores)} after ${result.hands} hand${result.hands === 1 ? "" : "s"}`));
       } else {
         parts.push(el("span", { class: "pv-result live", "data-testid": "result" }, " \u00b7 in progress"));
       }
@@ -628,7 +640,7 @@
       const winner = end.winner === null ? "a draw" : `team ${end.winner} wins`;
       const forfeit = end.forfeited_by === null ? "" : ` by seat ${end.forfeited_by}`;
       return el("div", { class: "pv-end", "data-testid": "game-over" },
-        `Game over: ${winner} (${TERMINATIONS[end.termination] || end.termination}${forfeit}), ${end.scores[0]}\u2013${end.scores[1]}`);
+        `Game over: ${winner} (${TERMINATIONS[end.termination] || end.termination}${forfeit}), ${pair(end.scores)}`);
     }
 
     drawScoreboard(table) {
@@ -647,19 +659,19 @@
       const who = (seat) => `seat ${seat}`;
       switch (step.k) {
         case "deal":
-          return `hand ${step.hand} dealt by seat ${step.dealer}; score ${step.scores[0]}\u2013${step.scores[1]}`;
+          return `hand ${step.hand} dealt by seat ${step.dealer}; score ${pair(step.scores)}`;
         case "fault":
           return `FAULT seat ${step.seat} ${step.kind}: ${step.detail}`;
         case "end": {
           const winner = step.winner === null ? "a draw" : `team ${step.winner} wins`;
-          return `game over: ${winner} (${TERMINATIONS[step.termination] || step.termination}), ${step.scores[0]}\u2013${step.scores[1]}`;
+          return `game over: ${winner} (${TERMINATIONS[step.termination] || step.termination}), ${pair(step.scores)}`;
         }
       }
       let text = `${who(step.s)} ${this.actionText(step, null)}`;
       if (step.k === "trump") text += "; the non-trumps go out";
       if (step.fill) text += "; the stock fills the hands";
       if (step.trick) text += ` \u2192 trick ${step.trick.number} to seat ${step.trick.winner}, ${step.trick.points} pt`;
-      if (step.scored) text += ` \u2192 hand over: ${step.scored.points[0]}\u2013${step.scored.points[1]} points, score ${step.scored.scores[0]}\u2013${step.scored.scores[1]}`;
+      if (step.scored) text += ` \u2192 hand over: ${pair(step.scored.points)} points, score ${pair(step.scored.scores)}`;
       return text;
     }
 
@@ -697,6 +709,10 @@
 
   function fillNode(node, ...children) {
     node.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  }
+
+  function pair(values) {
+    return `${values[0]} to ${values[1]}`;
   }
 
   function signed(number) {

@@ -1,0 +1,86 @@
+"""The viewer's routes, through FastAPI's test client over a folder of records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.options import RuleOptions
+from pitch_sdk.record import write_record
+from pitch_sdk.selfplay import play_game
+from pitch_web.app import create_app
+from pitch_web.source import FolderSource
+from pitch_web.timeline import timeline
+
+
+def a_game(hand_cap: int = 2) -> dict[str, Any]:
+    return play_game(
+        [RandomBot(seat) for seat in range(4)], seed=7, options=RuleOptions(hand_cap=hand_cap)
+    )
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    (tmp_path / "m" / "games").mkdir(parents=True)
+    write_record(a_game(), tmp_path / "m" / "games" / "g.json.gz")
+    (tmp_path / "corrupt.json").write_text('{"format": "pitch-game-record", "hands": [')
+    broken = a_game()
+    broken["hands"][0]["deck"][0] = "ZZ"
+    write_record(broken, tmp_path / "malformed.json")
+    return TestClient(create_app(FolderSource(tmp_path)))
+
+
+def test_the_timeline_route_serves_the_timeline_of_the_record(client):
+    answer = client.get("/api/timeline/m/games/g.json.gz")
+    assert answer.status_code == 200
+    assert answer.json() == timeline(a_game(), game="m/games/g.json.gz")
+
+
+def test_the_viewer_page_carries_its_timeline_inline_and_loads_the_viewer(client):
+    answer = client.get("/view/m/games/g.json.gz")
+    assert answer.status_code == 200
+    page = answer.text
+    assert '<script src="/static/viewer.js"></script>' in page
+    inline = page.split('<script type="application/json" id="timeline-data">', 1)[1]
+    data = json.loads(inline.split("</script>", 1)[0])
+    assert data["steps"] == timeline(a_game())["steps"]
+    assert client.get("/static/viewer.js").status_code == 200
+    assert client.get("/static/viewer.css").status_code == 200
+
+
+def test_a_missing_game_is_a_404_page_and_a_404_answer(client):
+    page = client.get("/view/m/games/nothing.json")
+    assert page.status_code == 404 and "m/games/nothing.json" in page.text
+    assert "Traceback" not in page.text
+    answer = client.get("/api/timeline/m/games/nothing.json")
+    assert answer.status_code == 404 and "no record" in answer.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("key", "says"),
+    [
+        ("corrupt.json", "not a readable JSON game record"),
+        ("malformed.json", "hand 1: unreadable deck"),
+    ],
+)
+def test_a_corrupt_record_is_an_error_page_saying_why(client, key, says):
+    page = client.get(f"/view/{key}")
+    assert page.status_code == 422
+    assert "this game&#39;s record cannot be read" in page.text and says in page.text
+    assert "Traceback" not in page.text
+    answer = client.get(f"/api/timeline/{key}")
+    assert answer.status_code == 422 and says in answer.json()["detail"]
+
+
+def test_a_script_end_inside_the_record_cannot_end_the_inline_timeline(tmp_path):
+    record = a_game(hand_cap=1)
+    record["players"][0]["name"] = "</script><script>alert(1)</script>"
+    write_record(record, tmp_path / "sly.json")
+    page = TestClient(create_app(FolderSource(tmp_path))).get("/view/sly.json").text
+    inline = page.split('id="timeline-data">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(inline)["header"]["players"][0]["name"] == record["players"][0]["name"]
