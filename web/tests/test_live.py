@@ -1,0 +1,174 @@
+"""Live games in the web application: the list, the viewer page and the event stream,
+over journals written by a real table in this process (the browser test is in
+test_live_browser.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from pitch_referee.live import JournalPublisher, JournalReader
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.record import write_record
+from pitch_sdk.selfplay import BotPlayer
+from pitch_sdk.table import Table, play_in_process
+from pitch_web.app import create_app
+from pitch_web.source import FolderSource
+from pitch_web.timeline import timeline
+
+MATCH = "m-random"
+GAME = "pair-00000-a"
+KEY = f"{MATCH}/{GAME}"
+
+
+def _journaled_game(served: Path) -> tuple[Path, dict]:
+    """A whole game journaled under ``served/m-random/live/`` by this process (so its
+    writer is alive); returns the journal and the final record."""
+    feed = JournalPublisher.for_match(served / MATCH, 30).feed(GAME)
+    table = Table([BotPlayer(RandomBot(seat)) for seat in range(4)], seed=21, watchers=[feed])
+    table.game_id = GAME
+    record = play_in_process(table.play()).record
+    return feed.path, record
+
+
+def _record_of(journal: Path) -> dict:
+    reader = JournalReader(journal)
+    reader.read()
+    return reader.record
+
+
+def _write_final(served: Path, record: dict) -> None:
+    """The record, where the match writes it once the game is over."""
+    games = served / MATCH / "games"
+    games.mkdir(parents=True, exist_ok=True)
+    write_record(record, games / f"{GAME}.json.gz")
+
+
+def _cut_after_deal(journal: Path, deal: int) -> None:
+    """Leave the journal as it was just after its ``deal``-th deal: a game going on."""
+    lines = journal.read_text().splitlines()
+    deals = [n for n, line in enumerate(lines) if line.startswith('{"event":"deal"')]
+    journal.write_text("\n".join(lines[: deals[deal - 1] + 3]) + "\n")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Path:
+    return tmp_path / "served"
+
+
+@pytest.fixture
+def client(served: Path) -> TestClient:
+    served.mkdir()
+    return TestClient(create_app(FolderSource(served)))
+
+
+def _events(client: TestClient, url: str) -> list[tuple[str, dict]]:
+    """The events of a stream that ends."""
+    events, name = [], None
+    with client.stream("GET", url) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                name = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                events.append((name, json.loads(line.removeprefix("data: "))))
+    return events
+
+
+def test_a_game_going_on_is_listed_with_its_hand_and_score_and_its_page_follows_it(client, served):
+    journal, record = _journaled_game(served)
+    _cut_after_deal(journal, 2)
+    (game,) = client.get("/api/live").json()
+    assert game["key"] == KEY and game["match"] == MATCH and game["hand"] == 2
+    assert game["score"] == record["hands"][0]["scores"]
+    assert game["players"] == ["random"] * 4 and game["url"] == f"/live/{KEY}"
+    page = client.get("/live")
+    assert page.status_code == 200 and f'href="/live/{KEY}"' in page.text
+    viewer = client.get(f"/live/{KEY}")
+    assert viewer.status_code == 200
+    assert f'data-events="/api/live/{KEY}/events"' in viewer.text
+    assert "/static/live.js" in viewer.text and "/static/viewer.js" in viewer.text
+
+
+def test_the_stream_sends_the_timeline_so_far_then_the_rest_then_the_end(client, served):
+    journal, record = _journaled_game(served)
+    whole = journal.read_text()
+    _cut_after_deal(journal, 1)
+    so_far = len(timeline(_record_of(journal))["steps"])
+    journal.write_text(whole)  # the game ends: the stream catches up and ends
+    _write_final(served, record)
+    events = _events(client, f"/api/live/{KEY}/events?after={so_far}")
+    names = [name for name, _ in events]
+    assert names[0] == "timeline" and names[-1] == "end"
+    first = events[0][1]
+    assert first["from"] == so_far and first["header"]["players"][0]["name"] == "random"
+    steps = [step for _, data in events if "steps" in data for step in data["steps"]]
+    assert steps == timeline(record)["steps"][so_far:]
+    end = events[-1][1]
+    assert end["header"]["result"] == record["result"]
+    assert end["view"] == f"/view/{MATCH}/games/{GAME}.json.gz"
+
+
+def test_a_finished_game_is_not_listed_and_its_live_page_sends_to_its_record(client, served):
+    journal, record = _journaled_game(served)
+    _write_final(served, record)
+    assert client.get("/api/live").json() == []  # its end line is written
+    journal.unlink()
+    response = client.get(f"/live/{KEY}", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == f"/view/{MATCH}/games/{GAME}.json.gz"
+    events = _events(client, f"/api/live/{KEY}/events")
+    assert [name for name, _ in events] == ["timeline", "end"]
+    assert events[0][1]["steps"] == timeline(record)["steps"]
+
+
+def test_an_unknown_or_malformed_key_is_a_404(client):
+    response = client.get("/api/live/m-random/pair-00009-a/events")
+    assert response.status_code == 404 and "no live game" in response.json()["detail"]
+    assert client.get("/api/live/../../etc/events").status_code == 404
+    page = client.get("/live/m-random/pair-00009-a")
+    assert page.status_code == 404 and "no live game" in page.text
+    assert "Traceback" not in page.text
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from pitch_referee.live import JournalPublisher, JournalReader
+    from pitch_sdk.table import Started
+
+    feed = JournalPublisher(Path(sys.argv[1]), 30).feed("pair-00003-b")
+    heading = {"rules": {}, "seed": 1, "first_dealer": 0,
+               "players": [{"seat": s, "name": "slow", "version": "1"} for s in range(4)]}
+    feed(Started("pair-00003-b", heading))
+    print("written", flush=True)
+    time.sleep(60)
+    """
+)
+
+
+def test_a_game_whose_writer_was_killed_is_not_listed_and_cannot_be_followed(client, served):
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(served / MATCH / "live")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "written\n"
+        assert [game["game"] for game in client.get("/api/live").json()] == ["pair-00003-b"]
+    finally:
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.wait()
+    assert client.get("/api/live").json() == []
+    assert client.get(f"/api/live/{MATCH}/pair-00003-b/events").status_code == 404
+    assert "No game is being played now." in client.get("/live").text
