@@ -136,6 +136,12 @@ def matches(
     return _match_infos(session, rows)
 
 
+def match(session: Session, number: int) -> MatchInfo | None:
+    """The match with id ``number``, if there is one."""
+    row = session.exec(select(*_MATCH_COLUMNS).where(Match.id == number)).first()
+    return None if row is None else _match_infos(session, [_MatchRow(*row)])[0]
+
+
 def _match_infos(session: Session, rows: list[_MatchRow]) -> list[MatchInfo]:
     names = version_names(session, (v for row in rows for v in (row.a_version, row.b_version)))
     tallies = {
@@ -185,6 +191,8 @@ class VersionLine:
 
     id: int
     label: str
+    hash: str
+    """The start of its content hash, as in ``label``: names it in filters."""
     submitted_at: datetime
     elo: float
     games: int
@@ -241,6 +249,7 @@ def bot_page(session: Session, bot: Bot, fit: Fit) -> BotPage:
             VersionLine(
                 id=row.id,
                 label=label_of(row.manifest_version, row.content_hash),
+                hash=row.content_hash[:8],
                 submitted_at=row.submitted_at,
                 elo=mine.elo if mine else INITIAL_RATING,
                 games=mine.games if mine else 0,

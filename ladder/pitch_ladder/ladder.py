@@ -711,6 +711,18 @@ class Ladder:
                 session, versions, status=status, limit=limit, offset=offset, before=before
             )
 
+    def match(self, number: int) -> MatchInfo:
+        """One match and its games so far.
+
+        Raises:
+            NotInLadder: no match with that number.
+        """
+        with Session(self.engine) as session:
+            found = browse.match(session, number)
+        if found is None:
+            raise NotInLadder(f"no match {number} in this ladder")
+        return found
+
     def bot_page(self, name: str) -> BotPage:
         """A bot's versions with their ratings, its results by opponent, its faults by kind.
 

@@ -50,6 +50,7 @@ class BotOut(BaseModel):
 
 class VersionOut(BaseModel):
     label: str
+    hash: str = Field(description="The start of its content hash: the `version` filter.")
     submitted_at: datetime
     elo: float
     rating: float | None
@@ -177,6 +178,7 @@ def bot_detail(page: BotPage, recent: list[GameOut]) -> BotDetailOut:
         versions=[
             VersionOut(
                 label=line.label,
+                hash=line.hash,
                 submitted_at=line.submitted_at,
                 elo=line.elo,
                 rating=line.fit.rating if line.fit else None,

@@ -1,5 +1,198 @@
-"""Being written: the pages router."""
+"""The site's HTML pages over a ladder or a folder of matches and records.
 
-from fastapi import APIRouter
+A ladder: the standings with a rating chart (``/``), a bot's page (``/bots/{name}``),
+matches (``/matches``, ``/matches/{id}``) and games (``/games``) with filters and pages.
+A folder: its matches and loose records (``/``), a match folder's games
+(``/matches/{path}``). Every game links to its viewer, ``/view/{key}``. Pages read the
+same ``Source`` calls and models as the API, rendered by Jinja2 (``templates/``).
+"""
 
-router = APIRouter()
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from . import models
+from .api import ladder_of
+from .app import render
+from .source import FolderSource, LadderSource
+
+router = APIRouter(include_in_schema=False)
+
+PAGE = 50
+CHART_BOTS = 8
+"""The standings chart draws the rating history of this many bots, from the top."""
+Limit = Annotated[int, Query(ge=1, le=1000)]
+Offset = Annotated[int, Query(ge=0)]
+Before = Annotated[int | None, Query(ge=1)]
+
+
+def _text(value: str | None) -> str | None:
+    """An empty form field is no filter."""
+    return value.strip() or None if value is not None else None
+
+
+def _fault(value: str | None) -> bool | None:
+    return {"yes": True, "no": False}.get(value or "")
+
+
+def _link(request: Request, **changes: Any) -> str:
+    """This page with ``changes`` to its query (None removes a parameter)."""
+    query = {key: value for key, value in request.query_params.items() if value}
+    for key, value in changes.items():
+        if value is None:
+            query.pop(key, None)
+        else:
+            query[key] = str(value)
+    return f"{request.url.path}?{urlencode(query)}" if query else request.url.path
+
+
+@router.get("/", response_class=HTMLResponse)
+def start(request: Request, offset: Offset = 0) -> HTMLResponse:
+    """The standings of a ladder; the matches and records of a folder."""
+    source = request.app.state.source
+    if isinstance(source, FolderSource):
+        if source.is_match:
+            return _folder_match(request, source, "", offset)
+        return _folder(request, source, offset)
+    lines = [models.standing(line) for line in source.standings()]
+    chart = [
+        {
+            "bot": line.bot,
+            "points": [[p.games, p.rating] for p in source.rating_history(line.bot)],
+        }
+        for line in lines[:CHART_BOTS]
+        if line.games
+    ]
+    return render(request, "standings.html", lines=lines, chart=chart)
+
+
+def _folder(request: Request, source: FolderSource, offset: int) -> HTMLResponse:
+    keys, total = source.loose_records(offset, PAGE)
+    return render(
+        request,
+        "folder.html",
+        matches=[models.folder_match(match) for match in source.matches()],
+        records=[models.loose_game(key) for key in keys],
+        total=total,
+        older=_link(request, offset=offset + PAGE) if offset + PAGE < total else None,
+        newer=_link(request, offset=max(0, offset - PAGE) or None) if offset else None,
+    )
+
+
+@router.get("/bots/{name}", response_class=HTMLResponse)
+def bot(request: Request, name: str) -> HTMLResponse:
+    """A bot: versions, results by opponent, faults by kind, recent games, its rating."""
+    source = ladder_of(request)
+    page = source.bot_page(name)
+    recent = [models.ladder_game(info) for info in source.games(name, limit=20)]
+    detail = models.bot_detail(page, recent)
+    history = source.rating_history(name)
+    chart = [{"bot": name, "points": [[p.games, p.rating] for p in history]}] if history else []
+    return render(request, "bot.html", bot=detail, chart=chart)
+
+
+@router.get("/matches", response_class=HTMLResponse)
+def matches(
+    request: Request,
+    bot: str | None = None,
+    version: str | None = None,
+    status: str | None = None,
+    before: Before = None,
+    limit: Limit = PAGE,
+) -> HTMLResponse:
+    """A ladder's matches, newest first, filtered; a folder's match folders."""
+    source = request.app.state.source
+    if isinstance(source, FolderSource):
+        listed = [models.folder_match(match) for match in source.matches()]
+        return render(request, "matches.html", matches=listed, filters=None, older=None)
+    filters = {"bot": _text(bot), "version": _text(version), "status": _text(status)}
+    infos = ladder_of(request).matches(
+        filters["bot"], version=filters["version"], status=filters["status"], limit=limit,
+        before=before,
+    )  # fmt: skip
+    older = _link(request, before=infos[-1].id) if len(infos) == limit else None
+    return render(
+        request,
+        "matches.html",
+        matches=[models.ladder_match(info) for info in infos],
+        filters=filters,
+        older=older,
+        newest=_link(request, before=None) if before else None,
+    )
+
+
+@router.get("/matches/{key:path}", response_class=HTMLResponse)
+def match(request: Request, key: str, before: Before = None, offset: Offset = 0) -> HTMLResponse:
+    """A match and its games."""
+    source = request.app.state.source
+    if isinstance(source, FolderSource):
+        return _folder_match(request, source, key, offset)
+    ladder = ladder_of(request)
+    found = ladder.match(key)
+    infos = ladder.games(match=found.id, limit=PAGE, before=before)
+    return render(
+        request,
+        "match.html",
+        match=models.ladder_match(found),
+        games=[models.ladder_game(info) for info in infos],
+        older=_link(request, before=infos[-1].id) if len(infos) == PAGE else None,
+        newer=None,
+        newest=_link(request, before=None) if before else None,
+    )
+
+
+def _folder_match(request: Request, source: FolderSource, key: str, offset: int) -> HTMLResponse:
+    header = source.match(key)
+    found, total = source.match_games(key, offset, PAGE)
+    return render(
+        request,
+        "match.html",
+        match=models.folder_match(header),
+        games=[models.folder_game(game, header) for game in found],
+        note=header.note,
+        older=_link(request, offset=offset + PAGE) if offset + PAGE < total else None,
+        newer=_link(request, offset=max(0, offset - PAGE) or None) if offset else None,
+        newest=None,
+    )
+
+
+@router.get("/games", response_class=HTMLResponse)
+def games(
+    request: Request,
+    bot: str | None = None,
+    version: str | None = None,
+    result: str | None = None,
+    fault: str | None = None,
+    before: Before = None,
+    offset: Offset = 0,
+) -> HTMLResponse:
+    """A ladder's games, newest first, filtered by bot, version, result and faults."""
+    source = request.app.state.source
+    if not isinstance(source, LadderSource):
+        return _folder(request, source, offset)
+    filters = {
+        "bot": _text(bot),
+        "version": _text(version),
+        "result": _text(result),
+        "fault": _text(fault),
+    }
+    infos = source.games(
+        filters["bot"],
+        version=filters["version"],
+        result=filters["result"],
+        faults=_fault(filters["fault"]),
+        limit=PAGE,
+        before=before,
+    )
+    return render(
+        request,
+        "games.html",
+        games=[models.ladder_game(info) for info in infos],
+        filters=filters,
+        older=_link(request, before=infos[-1].id) if len(infos) == PAGE else None,
+        newest=_link(request, before=None) if before else None,
+    )

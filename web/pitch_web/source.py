@@ -308,6 +308,17 @@ class LadderSource:
         with _answers():
             return self.ladder.matches(bot, **filters)
 
+    def match(self, key: str) -> MatchInfo:
+        """A match by its number (as text).
+
+        Raises:
+            NotFound: no match with that number.
+        """
+        if not key.isdigit():
+            raise NotFound(f"no match {key}: ladder matches are numbered")
+        with _answers():
+            return self.ladder.match(int(key))
+
     def games(self, bot: str | None = None, **filters: Any) -> list[GameInfo]:
         """``Ladder.games``, its errors translated."""
         with _answers():

@@ -1,0 +1,114 @@
+"""The ladder's and the folder's pages in a real Chromium: standings, a bot's page, the
+chart, game links to the viewer, filters, and the 404 page.
+
+The ladder and the match folder are ``test_api``'s (records of real one-hand games,
+no bot started). Screenshots go to ``web/tests/artifacts``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from test_api import build_ladder, game_record, match_folder  # noqa: E402
+
+from pitch_sdk.record import write_record  # noqa: E402
+from pitch_web import create_app  # noqa: E402
+from pitch_web.source import FolderSource, LadderSource  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def ladder_site(tmp_path: Path, serve: Any) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'pages.db'}"
+    build_ladder(url, tmp_path).close()
+    source = LadderSource(tmp_path / "ladder", url)
+    with serve(create_app(source)) as served:
+        yield served.url
+    source.close()
+
+
+@pytest.fixture
+def folder_site(tmp_path: Path, serve: Any) -> Iterator[str]:
+    served = tmp_path / "matches"
+    match_folder(served / "greedy-vs-random")
+    write_record(game_record(seed=9), served / "loose.json")
+    with serve(create_app(FolderSource(served))) as site:
+        yield site.url
+
+
+def test_standings_list_the_bots_in_order_and_link_to_their_pages(page, ladder_site, screenshot):
+    page.goto(ladder_site)
+    names = page.locator("table.standings a.bot").all_inner_texts()
+    assert names == ["alpha", "gamma", "beta"]
+    screenshot("standings")
+    page.locator("table.standings a.bot", has_text="gamma").click()
+    page.wait_for_url("**/bots/gamma")
+    assert page.locator("h1").inner_text() == "gamma"
+    opponents = page.locator("table.opponents tbody tr").all_inner_texts()
+    assert len(opponents) == 1 and opponents[0].startswith("beta")
+    screenshot("bot")
+
+
+def test_the_rating_chart_draws_a_line_per_bot(page, ladder_site):
+    page.goto(ladder_site)
+    lines = page.locator("svg.rating-chart path.series")
+    assert lines.count() == 3
+    for index in range(3):
+        assert len(lines.nth(index).get_attribute("d") or "") > 10
+    legend = page.locator("svg.rating-chart .legend text").all_text_contents()
+    assert [text.split()[0] for text in legend] == ["alpha", "gamma", "beta"]
+
+
+def test_a_game_link_opens_the_viewer_of_that_game(page, ladder_site):
+    page.goto(f"{ladder_site}/games?bot=alpha&result=lost")
+    links = page.locator("table.games a.view")
+    assert links.all_inner_texts() == ["#4"]
+    links.first.click()
+    page.wait_for_url("**/view/4")
+
+
+def test_the_games_filters_keep_what_was_asked(page, ladder_site, screenshot):
+    page.goto(f"{ladder_site}/games")
+    page.fill("input[name=bot]", "beta")
+    page.select_option("select[name=result]", "drawn")
+    page.click("form.filters button")
+    page.wait_for_url("**/games?bot=beta*result=drawn*")
+    assert page.locator("table.games a.view").all_inner_texts() == ["#5"]
+    assert page.input_value("input[name=bot]") == "beta"
+    screenshot("games-filtered")
+
+
+def test_a_missing_bot_or_game_is_the_404_page(page, ladder_site, screenshot):
+    response = page.goto(f"{ladder_site}/bots/nobody")
+    assert response is not None and response.status == 404
+    assert "no bot named 'nobody'" in page.locator(".error .message").inner_text()
+    screenshot("missing-bot")
+    response = page.goto(f"{ladder_site}/matches/999")
+    assert response is not None and response.status == 404
+    response = page.goto(f"{ladder_site}/games?bot=beta&result=won&version=zzzz")
+    assert response is not None and response.status == 404
+
+
+def test_a_folder_lists_its_matches_and_records_readably_on_a_phone(page, folder_site, screenshot):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(folder_site)
+    assert page.locator("table.matches a").all_inner_texts() == ["greedy-vs-random"]
+    assert page.locator("ul.records a").all_inner_texts() == ["loose.json"]
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390  # wide tables scroll inside their box, not the page
+    page.locator("table.matches a").click()
+    page.wait_for_url("**/matches/greedy-vs-random")
+    views = page.locator("table.games a.view")
+    assert views.all_inner_texts() == ["pair-00000-a", "pair-00000-b"]
+    assert views.first.get_attribute("href") == "/view/greedy-vs-random/games/pair-00000-a.json.gz"
+    screenshot("folder-match-phone")
