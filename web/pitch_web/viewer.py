@@ -1,44 +1,65 @@
 """The game viewer's routes: a game's page (``/view/{key}``) and its timeline as JSON.
 
 The page carries the timeline inline, so the viewer draws the game without a second
-request; ``/api/timeline/{key}`` serves the same timeline to scripts and live pages. A
-record that cannot be read is the application's 422 page, which says why.
+request; ``/api/timeline/{key}`` serves the same timeline to scripts and live pages. The
+bots' log lines for the game come along when the match kept them (``botlogs``). A record
+that cannot be read is the application's 422 page, which says why.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from pitch_referee.match.folder import RECORD_SUFFIXES
+
 from .app import render
+from .botlogs import game_log_lines
+from .source import LadderSource, Source
 from .standalone import script_json
 from .timeline import timeline
 
 router = APIRouter()
 
 
-def game_timeline(request: Request, key: str) -> dict[str, Any]:
-    """The timeline of the source's game ``key``.
+def game_timeline(source: Source, key: str) -> dict[str, Any]:
+    """The timeline of the source's game ``key``, with its bots' log lines.
 
     Raises:
         NotFound: no such game.
         RecordError: its record cannot be read or walked.
     """
-    return timeline(request.app.state.source.record(key), game=key)
+    if isinstance(source, LadderSource):
+        info, record = source.game(key)
+        game_id, path = info.game_id, source.folder / info.record_path
+    else:
+        record = source.record(key)
+        path = source.folder / key
+        game_id = next(
+            (path.name.removesuffix(s) for s in RECORD_SUFFIXES if path.name.endswith(s)), path.name
+        )
+    logs = game_log_lines(record, game_id, base=_match_folder(path), root=source.folder)
+    return timeline(record, game=key, logs=logs)
+
+
+def _match_folder(record_path: Path) -> Path:
+    """Where a record's relative log paths start: its match folder (records are in games/)."""
+    return record_path.parent.parent if record_path.parent.name == "games" else record_path.parent
 
 
 @router.get("/view/{key:path}", response_class=HTMLResponse, include_in_schema=False)
 def view_game(request: Request, key: str) -> HTMLResponse:
     """A game's viewer page, with its timeline inline."""
-    data = game_timeline(request, key)
+    data = game_timeline(request.app.state.source, key)
     return render(request, "viewer.html", game=key, timeline_json=script_json(data))
 
 
 @router.get("/api/timeline/{key:path}")
 def timeline_json(request: Request, key: str) -> Response:
     """A game's timeline: the record expanded by the engine, step by step (docs/viewer.md)."""
-    body = json.dumps(game_timeline(request, key), separators=(",", ":"))
+    body = json.dumps(game_timeline(request.app.state.source, key), separators=(",", ":"))
     return Response(body, media_type="application/json")

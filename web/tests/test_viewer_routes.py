@@ -84,3 +84,30 @@ def test_a_script_end_inside_the_record_cannot_end_the_inline_timeline(tmp_path)
     page = TestClient(create_app(FolderSource(tmp_path))).get("/view/sly.json").text
     inline = page.split('id="timeline-data">', 1)[1].split("</script>", 1)[0]
     assert json.loads(inline)["header"]["players"][0]["name"] == record["players"][0]["name"]
+
+
+def test_the_bots_log_lines_of_that_game_come_with_the_timeline(tmp_path):
+    record = a_game(hand_cap=1)
+    logs = tmp_path / "m" / "logs" / "worker-0"
+    logs.mkdir(parents=True)
+    (logs / "A1.log").write_text(
+        "05:30:41 INFO connected to pitch-referee 0.1.0\n"
+        "05:30:41 INFO game pair-00000-a: playing seat 1\n"
+        "thinking about hand 1\n"
+        "05:30:42 INFO game pair-00000-b: playing seat 3\n"
+        "a line of the other game\n"
+    )
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.log"
+    outside.write_text("game pair-00000-a: playing seat 2\nsecret\n")
+    record["players"][1]["log"] = "logs/worker-0/A1.log"
+    record["players"][2]["log"] = str(outside)  # outside the folder served: never read
+    (tmp_path / "m" / "games").mkdir()
+    write_record(record, tmp_path / "m" / "games" / "pair-00000-a.json.gz")
+    client = TestClient(create_app(FolderSource(tmp_path)))
+
+    shown = client.get("/api/timeline/m/games/pair-00000-a.json.gz").json()["logs"]
+    assert [(line["s"], line["t"]) for line in shown] == [
+        (1, "05:30:41 INFO game pair-00000-a: playing seat 1"),
+        (1, "thinking about hand 1"),
+    ]
+    assert all(line["at"] is None for line in shown)
