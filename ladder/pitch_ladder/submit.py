@@ -55,7 +55,7 @@ _RANDOM_BOT = {
 """The smoke test's opponent: the random sample bot, embedded so any install has it."""
 
 
-def _bot_files(folder: Path) -> Iterator[Path]:
+def bot_files(folder: Path) -> Iterator[Path]:
     """The files of a bot folder that make a version (no ``__pycache__``, no ``.pyc``).
 
     Raises:
@@ -80,7 +80,7 @@ def content_hash(folder: Path) -> str:
     different folders can give the same stream.
     """
     digest = hashlib.sha256()
-    for relative in _bot_files(folder):
+    for relative in bot_files(folder):
         data = (folder / relative).read_bytes()
         digest.update(f"{relative.as_posix()}\0{len(data)}\0".encode())
         digest.update(data)
@@ -119,7 +119,7 @@ def copy_bot(source: Path, target: Path, name: str) -> BotManifest:
     of the ladder's games say which bot played; the content hash is the source's.
     """
     manifest = read_manifest(source)
-    for relative in _bot_files(source):
+    for relative in bot_files(source):
         (target / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source / relative, target / relative)
     if manifest.name != name:
