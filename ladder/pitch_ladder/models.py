@@ -287,3 +287,18 @@ class LadderIdentity(LadderIdentityBase, table=True):
     __tablename__ = "ladder_identity"
     id: int | None = Field(default=None, primary_key=True)
     """Always 1: a second claim on the database fails on the primary key."""
+
+
+class SchedulerStateBase(SQLModel):
+    paused: bool = False
+    """Whether the service's scheduler stops after its current step."""
+    changed_at: datetime = _timestamp(default_factory=now)
+    changed_by: str = Field(default="", max_length=64)
+    """Who flipped the switch: an author's name, or ``cli``."""
+
+
+class SchedulerState(SchedulerStateBase, table=True):
+    """One row (id 1): the service scheduler's pause switch, flipped by the CLI or the API."""
+
+    __tablename__ = "scheduler_state"
+    id: int | None = Field(default=None, primary_key=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
@@ -104,43 +104,85 @@ def schedule_rounds(
     """Create the matches of ``rounds`` new rounds between the active bots' latest versions.
 
     One transaction, the rows handed to the database driver in bulk (``COPY`` on
-    PostgreSQL), in round-robin order: the ids follow it, and Elo replays in it. Every
-    match of a call has the same settings but for its seed, so they are made and checked
-    once (``match_settings``) and written as JSON once, each match's seed put in the text.
+    PostgreSQL), in round-robin order: the ids follow it, and Elo replays in it.
 
     Raises:
         LadderError: fewer than two active bots.
         ValueError: a bad rule or game count.
     """
     with Session(engine) as session:
-        latest = {bot.name: version.id for bot, version in latest_versions(session)}
-        if len(latest) < 2:
-            raise LadderError(
-                f"the ladder has {len(latest)} active bot(s): submit at least two "
-                "with `pitch ladder submit DIR`"
-            )
-        first = (session.exec(select(func.max(Match.round))).one() or 0) + 1
-        secret = deal_secret(session)
-        pairs = round_robin(list(latest))
-        template = match_settings(secret, first, *pairs[0], games_per_match, rules)
-        planned, seed_of = planned_games(template), match_seeds(secret)
-        text, mark = json.dumps({**template, "seed": _SEED}), json.dumps(_SEED)
-        rows = (
-            (
-                number,
-                latest[a],
-                latest[b],
-                seed,
-                planned,
-                text.replace(mark, str(seed)),  # json.dumps of match_settings(..., a, b, ...)
-                match_folder(number, a, b),
-            )
-            for number in range(first, first + rounds)
-            for a, b in pairs
-            for seed in (seed_of(number, a, b),)
-        )
-        _insert_matches(session.connection(), rows, now())
+        latest = _active_latest(session)
+        _write_rounds(session, latest, [round_robin(list(latest))] * rounds, games_per_match, rules)
         session.commit()
+
+
+def schedule_round(
+    engine: Engine, pairs: Sequence[tuple[str, str]], games_per_match: int, rules: dict[str, Any]
+) -> int:
+    """Create one new round of the matches ``pairs`` (bot names, A first, each pair once)
+    between the bots' latest versions, as the service's scheduler chooses them; its number.
+
+    Raises:
+        LadderError: fewer than two active bots.
+        ValueError: a bad rule or game count, or a pair twice (one folder per pair and round).
+    """
+    if not pairs or len(set(pairs)) != len(pairs):
+        raise ValueError("a round has at least one pair of bots, and each pair at most once")
+    with Session(engine) as session:
+        latest = _active_latest(session)
+        number = _write_rounds(session, latest, [list(pairs)], games_per_match, rules)
+        session.commit()
+        return number
+
+
+def _active_latest(session: Session) -> dict[str, int]:
+    """The active bots' latest version ids, by name.
+
+    Raises:
+        LadderError: fewer than two active bots.
+    """
+    latest = {bot.name: version.id for bot, version in latest_versions(session)}
+    if len(latest) < 2:
+        raise LadderError(
+            f"the ladder has {len(latest)} active bot(s): submit at least two "
+            "with `pitch ladder submit DIR`"
+        )
+    return latest  # type: ignore[return-value]
+
+
+def _write_rounds(
+    session: Session,
+    latest: dict[str, int],
+    rounds: list[list[tuple[str, str]]],
+    games_per_match: int,
+    rules: dict[str, Any],
+) -> int:
+    """Write ``rounds`` (each a list of pairs) as the next rounds; the first one's number.
+
+    Every match has the same settings but for its seed, so they are made and checked once
+    (``match_settings``) and written as JSON once, each match's seed put in the text.
+    """
+    first = (session.exec(select(func.max(Match.round))).one() or 0) + 1
+    secret = deal_secret(session)
+    template = match_settings(secret, first, *rounds[0][0], games_per_match, rules)
+    planned, seed_of = planned_games(template), match_seeds(secret)
+    text, mark = json.dumps({**template, "seed": _SEED}), json.dumps(_SEED)
+    rows = (
+        (
+            number,
+            latest[a],
+            latest[b],
+            seed,
+            planned,
+            text.replace(mark, str(seed)),  # json.dumps of match_settings(..., a, b, ...)
+            match_folder(number, a, b),
+        )
+        for number, pairs in enumerate(rounds, start=first)
+        for a, b in pairs
+        for seed in (seed_of(number, a, b),)
+    )
+    _insert_matches(session.connection(), rows, now())
+    return first
 
 
 _SEED = "<seed>"
