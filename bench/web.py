@@ -184,19 +184,26 @@ def main() -> None:
     parser.add_argument("--db", default="sqlite", help="sqlite, postgresql or both, by commas")
     parser.add_argument("--postgres", default=os.environ.get("PITCH_TEST_POSTGRES_URL"))
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--scratch", type=Path, default=None, help="Where SQLite ladders go.")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="Keep SQLite ladders in this folder, and reuse one built there before.",
+    )
     parser.add_argument("--no-viewer", action="store_true", help="Skip the viewer's timings.")
     parser.add_argument("--only-viewer", action="store_true", help="Only the viewer's timings.")
     args = parser.parse_args()
     table: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="pitch-web-") as empty:
+        create_app(FolderSource(Path(empty)))  # the application imports: before a long build
     if not args.only_viewer:
         sizes = [tuple(map(int, size.split("x"))) for size in args.sizes.split(",")]
-        with tempfile.TemporaryDirectory(prefix="pitch-web-", dir=args.scratch) as scratch:
+        with tempfile.TemporaryDirectory(prefix="pitch-web-") as scratch:
             for kind in args.db.split(","):
                 for bots, games in sizes:
                     print(f"{kind}: {bots} bots, {games} games", flush=True)
                     table[f"{kind} {bots}/{games}"] = ladder_column(
-                        kind, bots, games, args, Path(scratch)
+                        kind, bots, games, args, args.keep or Path(scratch)
                     )
     if not args.no_viewer:
         print("viewer: a 200-hand game in Chromium", flush=True)
@@ -219,16 +226,20 @@ def ladder_column(
     kind: str, bots: int, games: int, args: argparse.Namespace, scratch: Path
 ) -> dict[str, float]:
     folder = scratch / f"{kind}-{bots}-{games}"
+    built = folder / "built"
     url, drop = None, None
     if kind == "postgresql":
         if not args.postgres:
             raise SystemExit("--postgres URL (or PITCH_TEST_POSTGRES_URL) is needed")
         url, drop = _postgres_schema(args.postgres, scratch)
     try:
-        started = time.perf_counter()
-        with Ladder.init(folder, url) as ladder:
-            build(ladder, bots, games)
-        print(f"  built in {time.perf_counter() - started:.0f} s", flush=True)
+        if kind == "postgresql" or not built.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            started = time.perf_counter()
+            with Ladder.init(folder, url) as ladder:
+                build(ladder, bots, games)
+            built.touch()
+            print(f"  built in {time.perf_counter() - started:.0f} s", flush=True)
         results = api_times(folder, url, args.repeats)
         for name, ms in results.items():
             print(f"  {name}: {ms:.1f} ms", flush=True)
