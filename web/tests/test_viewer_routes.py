@@ -111,3 +111,13 @@ def test_the_bots_log_lines_of_that_game_come_with_the_timeline(tmp_path):
         (1, "thinking about hand 1"),
     ]
     assert all(line["at"] is None for line in shown)
+
+
+def test_a_rewritten_record_is_shown_anew_not_from_the_kept_timeline(tmp_path):
+    write_record(a_game(hand_cap=1), tmp_path / "g.json")
+    client = TestClient(create_app(FolderSource(tmp_path)))
+    assert client.get("/api/timeline/g.json").json()["header"]["rules"]["hand_cap"] == 1
+    write_record(a_game(hand_cap=2), tmp_path / "g.json")
+    again = client.get("/api/timeline/g.json").json()
+    assert again["header"]["rules"]["hand_cap"] == 2
+    assert again == timeline(a_game(hand_cap=2), game="g.json")
