@@ -90,6 +90,16 @@ COMMANDS: dict[str, CommandEntry] = {
         "app",
         "A ladder: submitted bots play round-robin matches; rated standings.",
     ),
+    "serve": CommandEntry(
+        "serve",
+        "serve",
+        "Serve a ladder, a match folder or a folder of records in the browser, with its API.",
+    ),
+    "view": CommandEntry(
+        "view",
+        "view",
+        "Open a game record or a match folder in the browser's game viewer, served locally.",
+    ),
 }
 """Every command, in the order ``pitch --help`` lists them."""
 

@@ -1,0 +1,86 @@
+"""``pitch serve`` and ``pitch view``: bad input is one line of error, never a traceback,
+and ``pitch view`` opens the browser at the record's viewer."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import pitch_cli.view
+from pitch_cli import app
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.options import RuleOptions
+from pitch_sdk.record import write_record
+from pitch_sdk.selfplay import play_game
+
+
+def refusal(*args: str | Path) -> str:
+    """``pitch ARGS`` as a process that must fail: its one line of error."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pitch_cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def test_serve_refuses_a_missing_folder_in_one_line(tmp_path):
+    assert refusal("serve", tmp_path / "nothing") == f"error: no folder {tmp_path / 'nothing'}"
+    assert "no ladder in" in refusal("serve", "--ladder", tmp_path)
+
+
+def test_serve_refuses_a_port_in_use_in_one_line(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        message = refusal("serve", tmp_path, "--port", port)
+    assert message == f"error: port {port} on 127.0.0.1 is in use: choose another with --port"
+
+
+def test_serve_refuses_an_unreachable_database_in_one_line(tmp_path):
+    message = refusal("serve", tmp_path, "--db", "postgresql://nobody@127.0.0.1:1/none")
+    assert message.startswith("error: ")
+
+
+def test_view_refuses_a_file_that_is_not_a_record(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    assert "not a readable JSON game record" in refusal("view", text)
+    assert (
+        refusal("view", tmp_path / "gone.json")
+        == f"error: no record or folder {tmp_path / 'gone.json'}"
+    )
+
+
+def test_view_opens_the_browser_at_the_records_viewer(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    record = tmp_path / "my game.json.gz"
+    options = RuleOptions.from_dict({"hand_cap": 1})
+    write_record(play_game([RandomBot(seat) for seat in range(4)], 5, options), record)
+    opened: list[str] = []
+    served: list[Any] = []
+
+    def run(source: Any, listener: socket.socket, on_ready: Any) -> None:
+        served.append(source)
+        on_ready()
+        listener.close()
+
+    monkeypatch.setattr(pitch_cli.view, "run", run)
+    monkeypatch.setattr(pitch_cli.view.webbrowser, "open", opened.append)
+    result = CliRunner().invoke(app, ["view", str(record)])
+    assert result.exit_code == 0, result.output
+    (url,) = opened
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/view/my%20game.json.gz")
+    assert served[0].folder == tmp_path.resolve()
+    assert url in result.output
