@@ -50,8 +50,14 @@ def test_serve_refuses_a_port_in_use_in_one_line(tmp_path):
 
 
 def test_serve_refuses_an_unreachable_database_in_one_line(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pitch_cli", "ladder", "init", "--ladder", str(tmp_path)],
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
     message = refusal("serve", tmp_path, "--db", "postgresql://nobody@127.0.0.1:1/none")
-    assert message.startswith("error: ")
+    assert message.startswith("error: cannot reach the database")
 
 
 def test_view_refuses_a_file_that_is_not_a_record(tmp_path):
