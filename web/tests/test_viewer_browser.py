@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 
+from pitch_sdk.actions import Play
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.cards import card_name, cards_in
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
+from pitch_sdk.table import FaultPolicy
 from pitch_sdk.walk import Dealt, walk
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
@@ -210,3 +212,32 @@ def test_a_record_that_stops_replaying_shows_the_discrepancy(page, serve, record
         page.goto(f"{server.url}/view/tampered.json")
         banner = page.get_by_test_id("discrepancy")
         assert f"decision {plays[1] + 1}" in banner.inner_text()
+
+
+class IllegalPlayer(RandomBot):
+    """Plays a card it does not hold at each play: a fault, and a substitute move."""
+
+    def play(self, view, legal):
+        held = {action.card for action in legal}
+        return Play(next(card for card in range(52) if card not in held))
+
+
+def test_faults_and_substitute_moves_are_marked_where_they_happened(
+    page, serve, tmp_path, screenshot
+):
+    bots = [RandomBot(0), IllegalPlayer(1), RandomBot(2), RandomBot(3)]
+    record = play_game(
+        bots, seed=4, options=RuleOptions(hand_cap=1), fault_policy=FaultPolicy.SUBSTITUTE
+    )
+    write_record(record, tmp_path / "faults.json")
+    steps = timeline(record)["steps"]
+    fault = next(index for index, step in enumerate(steps) if step["k"] == "fault")
+    with serve(create_app(FolderSource(tmp_path))) as server:
+        page.goto(f"{server.url}/view/faults.json#step={fault + 1}")
+        page.get_by_test_id("fault-1").first.wait_for()
+        assert "illegal_action" in page.get_by_test_id("fault-1").first.inner_text()
+        assert page.get_by_test_id("action-1").locator(".mark.substitute").count() == 1
+        assert page.locator(f"[data-step='{fault}'].fault").inner_text().startswith("FAULT seat 1")
+        forced = next(i for i, step in enumerate(steps) if step.get("forced"))
+        assert page.locator(f"[data-step='{forced}'] .mark.forced").count() == 1
+        screenshot("substitute")
