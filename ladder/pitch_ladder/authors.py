@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, func, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from .errors import LadderError
@@ -130,18 +131,24 @@ def add_author(store: Store, name: str, *, admin: bool = False) -> IssuedToken:
         LadderError: a bad name, or an author of that name exists.
     """
     check_author_name(name)
+    exists = LadderError(
+        f"author {name!r} exists already: `pitch ladder author rotate {name}` gives them "
+        "a new token"
+    )
     with _session(store) as session:
         if session.exec(select(Author.id).where(Author.name == name)).first() is not None:
-            raise LadderError(
-                f"author {name!r} exists already: `pitch ladder author rotate {name}` "
-                "gives them a new token"
-            )
+            raise exists
         author = Author.model_validate({"name": name, "admin": admin})
-        session.add(author)
-        session.flush()
-        issued = _issue(session, author)
+        try:
+            session.add(author)
+            session.flush()
+        except IntegrityError:  # added by another command meanwhile
+            session.rollback()
+            raise exists from None
+        token, row = _new_token(author)
+        session.add(row)
         session.commit()
-        return issued
+        return token
 
 
 def rotate(store: Store, name: str) -> IssuedToken:
@@ -153,11 +160,12 @@ def rotate(store: Store, name: str) -> IssuedToken:
         LadderError: no author of that name.
     """
     with _session(store) as session:
-        author = author_named(session, name)
+        author = _locked(session, name)
+        token, row = _new_token(author)
         _revoke_all(session, author)
-        issued = _issue(session, author)
+        session.add(row)
         session.commit()
-        return issued
+        return token
 
 
 def revoke(store: Store, name: str) -> str:
@@ -167,7 +175,7 @@ def revoke(store: Store, name: str) -> str:
         LadderError: no author of that name, or they have no working token.
     """
     with _session(store) as session:
-        author = author_named(session, name)
+        author = _locked(session, name)
         revoked = _revoke_all(session, author)
         if not revoked:
             raise LadderError(
@@ -282,23 +290,36 @@ def _scrypt(secret: str, salt: bytes, n: int, r: int, p: int) -> bytes:
     )
 
 
-def _issue(session: Session, author: Author) -> IssuedToken:
+def _new_token(author: Author) -> tuple[IssuedToken, AuthorToken]:
+    """A new token for ``author`` and its row (not added: hashing takes a while, and is
+    done before any lock is taken)."""
     token_id = secrets.token_hex(_ID_BYTES)
     secret = secrets.token_urlsafe(_SECRET_BYTES)
     row = AuthorToken.model_validate(
         {"id": token_id, "author_id": author.id, "secret_hash": hash_secret(secret)}
     )
-    session.add(row)
-    return IssuedToken(author.name, f"{TOKEN_PREFIX}_{token_id}_{secret}", token_id)
+    return IssuedToken(author.name, f"{TOKEN_PREFIX}_{token_id}_{secret}", token_id), row
+
+
+def _locked(session: Session, name: str) -> Author:
+    """The author called ``name``, their row locked until the session commits, so that
+    commands changing one author's tokens take turns (PostgreSQL; SQLite lets one writer
+    in at a time, from the first write on).
+
+    Raises:
+        LadderError: there is no such author.
+    """
+    author = author_named(session, name)
+    return session.exec(select(Author).where(Author.id == author.id).with_for_update()).one()
 
 
 def _revoke_all(session: Session, author: Author) -> list[str]:
-    """Revoke the author's working tokens; their ids."""
-    rows = session.exec(
-        select(AuthorToken).where(
-            AuthorToken.author_id == author.id, col(AuthorToken.revoked_at).is_(None)
-        )
-    ).all()
-    for row in rows:
-        row.revoked_at = now()
-    return [row.id for row in rows]
+    """Revoke the author's working tokens in one statement (which sees every token
+    committed before it, including another command's); their ids."""
+    revoked = session.exec(
+        update(AuthorToken)  # type: ignore[call-overload]
+        .where(col(AuthorToken.author_id) == author.id, col(AuthorToken.revoked_at).is_(None))
+        .values(revoked_at=now())
+        .returning(col(AuthorToken.id))
+    )
+    return list(revoked.scalars())

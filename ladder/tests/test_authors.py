@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,38 @@ def test_an_unknown_author_cannot_submit(ladder: Ladder) -> None:
     with pytest.raises(LadderError, match="no author named 'nobody'"):
         ladder.submit(RANDOM, author="nobody", trust_bots=True)
     assert not ladder.bots()
+
+
+def test_rotations_at_once_leave_exactly_one_working_token(ladder: Ladder) -> None:
+    add_author(ladder, "alice")
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        issued = list(pool.map(lambda _: rotate(ladder, "alice"), range(6)))
+    working = [token for token in issued if _works(ladder, token.token)]
+    assert len(working) == 1
+    assert [info.token_id for info in authors.authors(ladder) if info.name == "alice"] == [
+        working[0].token_id
+    ]
+
+
+def _works(ladder: Ladder, token: str) -> bool:
+    try:
+        authenticate(ladder, token)
+    except AuthenticationError:
+        return False
+    return True
+
+
+def test_adding_one_name_at_once_makes_one_author_and_refuses_the_rest_plainly(
+    ladder: Ladder,
+) -> None:
+    def add(_: int) -> str:
+        try:
+            return add_author(ladder, "alice").token
+        except LadderError as error:
+            return str(error)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(add, range(4)))
+    tokens = [result for result in results if result.startswith("pa_")]
+    assert len(tokens) == 1 and authenticate(ladder, tokens[0]).name == "alice"
+    assert all("exists already" in result for result in results if result not in tokens)
