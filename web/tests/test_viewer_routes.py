@@ -1,21 +1,30 @@
-"""The viewer's routes, through FastAPI's test client over a folder of records."""
+"""The viewer's routes, through FastAPI's test client over a folder of records and a ladder."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 
+from pitch_ladder.models import GameRecord
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
 from pitch_web.app import create_app
-from pitch_web.source import FolderSource
+from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
+
+LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
+if str(LADDER_TESTS) not in sys.path:
+    sys.path.insert(0, str(LADDER_TESTS))
+
+from ladder_testkit import add_match, game_row, ladder_with  # noqa: E402
 
 
 def a_game(hand_cap: int = 2) -> dict[str, Any]:
@@ -121,3 +130,37 @@ def test_a_rewritten_record_is_shown_anew_not_from_the_kept_timeline(tmp_path):
     again = client.get("/api/timeline/g.json").json()
     assert again["header"]["rules"]["hand_cap"] == 2
     assert again == timeline(a_game(hand_cap=2), game="g.json")
+
+
+def test_a_ladder_game_is_viewed_by_its_number_with_its_bots_log_lines(tmp_path):
+    db = f"sqlite:///{tmp_path / 'ladder.db'}"
+    ladder, versions = ladder_with(db, tmp_path, ["alpha", "beta"])
+    log = ladder.folder / "matches" / "1" / "logs" / "worker-0" / "A0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("game pair-00000-a: playing seat 0\nalpha thinks\n")
+    record = a_game(hand_cap=1)
+    record["players"][0]["log"] = str(log)
+    with Session(ladder.engine) as session:
+        game = game_row(
+            session, add_match(session, 1, versions["alpha"], versions["beta"]), "pair-00000-a", 1.0
+        )
+        session.add(game)
+        session.flush()
+        session.add(GameRecord.model_validate({"game_id": game.id, "record": record}))
+        session.commit()
+        number = game.id
+    ladder.close()
+    source = LadderSource(tmp_path / "ladder", db)
+    try:
+        client = TestClient(create_app(source))
+        shown = client.get(f"/api/timeline/{number}").json()
+        assert shown["steps"] == timeline(record)["steps"]
+        assert [line["t"] for line in shown["logs"]] == [
+            "game pair-00000-a: playing seat 0",
+            "alpha thinks",
+        ]
+        assert client.get(f"/view/{number}").status_code == 200
+        assert client.get(f"/view/{number + 1}").status_code == 404
+        assert client.get("/view/first").status_code == 404
+    finally:
+        source.close()
