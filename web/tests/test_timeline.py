@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from pitch_sdk.actions import Play
 from pitch_sdk.bots import GreedyBot, RandomBot
-from pitch_sdk.cards import POINTS, parse_card
+from pitch_sdk.cards import POINTS, card_name, cards_in, parse_card
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import RecordError
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
+from pitch_sdk.walk import Dealt, walk
 from pitch_web.timeline import timeline
 
 SCORED_KEYS = ("bidder", "bid", "trump", "tricks", "points", "dead", "scores", "made")
@@ -90,6 +91,24 @@ def test_the_timeline_agrees_with_the_record_and_its_prefixes_with_partial_recor
     partial_steps = timeline(cut(record, hand, index))["steps"]
     assert partial_steps == steps[: len(partial_steps)]
     assert partial_steps[-1]["k"] != "end"
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_the_hands_rebuilt_from_the_steps_are_the_engines_after_every_step(seed):
+    record = random_game(seed, hand_cap=2)
+    states = [e.state if isinstance(e, Dealt) else e.after for e in walk(record)]
+    steps = [step for step in timeline(record)["steps"] if step["k"] not in ("fault", "end")]
+    hands: list[list[str]] = []
+    for step, state in zip(steps, states, strict=True):
+        if step["k"] == "deal":
+            hands = [list(cards) for cards in step["hands"]]
+        elif step["k"] == "play":
+            hands[step["s"]].remove(step["card"])
+        for seat, cards in step.get("hands", {}).items() if step["k"] != "deal" else ():
+            hands[int(seat)] = list(cards)
+        engine = [sorted(card_name(c) for c in cards_in(state.hands[seat])) for seat in range(4)]
+        assert [sorted(cards) for cards in hands] == engine
 
 
 def test_each_deal_gives_the_seats_the_cards_the_deck_order_says():
