@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse
 from . import models
 from .api import ladder_of
 from .app import render
-from .source import FolderSource, LadderSource
+from .source import BadQuery, FolderSource, LadderSource
 
 router = APIRouter(include_in_schema=False)
 
@@ -28,15 +28,27 @@ CHART_BOTS = 8
 Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0)]
 Before = Annotated[int | None, Query(ge=1)]
+FAULT_CHOICES = {"yes": True, "no": False}
 
 
 def _text(value: str | None) -> str | None:
     """An empty form field is no filter."""
-    return value.strip() or None if value is not None else None
+    if value is None:
+        return None
+    return value.strip() or None
 
 
 def _fault(value: str | None) -> bool | None:
-    return {"yes": True, "no": False}.get(value or "")
+    """The faults filter of the games form: ``yes``, ``no``, or empty for either.
+
+    Raises:
+        BadQuery: another value.
+    """
+    if value is None:
+        return None
+    if value not in FAULT_CHOICES:
+        raise BadQuery(f"fault must be yes or no, not {value!r}")
+    return FAULT_CHOICES[value]
 
 
 def _link(request: Request, **changes: Any) -> str:

@@ -97,6 +97,9 @@ def test_a_missing_bot_or_game_is_the_404_page(page, ladder_site, screenshot):
     assert response is not None and response.status == 404
     response = page.goto(f"{ladder_site}/games?bot=beta&result=won&version=zzzz")
     assert response is not None and response.status == 404
+    response = page.goto(f"{ladder_site}/games?fault=maybe")
+    assert response is not None and response.status == 422
+    assert page.locator(".error .message").inner_text() == "fault must be yes or no, not 'maybe'"
 
 
 def test_a_folder_lists_its_matches_and_records_readably_on_a_phone(page, folder_site, screenshot):
