@@ -66,6 +66,8 @@ from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_tes
 
 LADDER_FILE = "ladder.toml"
 BOTS_FOLDER = "bots"
+SMOKE_FOLDER = "smoke"
+"""Where a refused bot's smoke test stays, for its author: ``smoke/<name>-<hash12>/``."""
 
 
 class NotInLadder(LadderError):
@@ -345,7 +347,7 @@ class Ladder:
         A refused bot's smoke test stays in ``smoke/<name>-<hash12>/`` for its author.
         """
         scratch = self.folder / "tmp" / f"submit-{os.getpid()}"
-        smoke = self.folder / "smoke" / f"{name}-{target.name}"
+        smoke = self.folder / SMOKE_FOLDER / f"{name}-{target.name}"
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(smoke, ignore_errors=True)
         try:
@@ -425,7 +427,7 @@ class Ladder:
             LadderError: no bot of that name.
         """
         with Session(self.engine) as session:
-            bot = self._bot(session, name)
+            bot = self.bot_named(session, name)
             bot.active = False
             ids = session.exec(select(BotVersion.id).where(BotVersion.bot_id == bot.id)).all()
             # Each side by its own index: an OR of the two would read every match.
@@ -441,7 +443,12 @@ class Ladder:
             session.commit()
             return len(pending)
 
-    def _bot(self, session: Session, name: str) -> Bot:
+    def bot_named(self, session: Session, name: str) -> Bot:
+        """The bot called ``name``.
+
+        Raises:
+            NotInLadder: no such bot (the message lists some that are).
+        """
         bot = session.exec(select(Bot).where(Bot.name == name)).first()
         if bot is None:
             names = session.exec(
@@ -653,7 +660,7 @@ class Ladder:
                 query = select(*_GAME_COLUMNS).where(*common).order_by(newest)
                 rows = [_GameRow(*row) for row in session.exec(query.offset(offset).limit(limit))]
             else:
-                versions = self._versions(session, self._bot(session, bot), version)
+                versions = self._versions(session, self.bot_named(session, bot), version)
                 # One ordered range per version and side, merged: an OR or an IN of versions
                 # would make the databases read and sort all of the bot's games.
                 sides = [
@@ -706,7 +713,7 @@ class Ladder:
         with Session(self.engine) as session:
             versions = None
             if bot is not None:
-                versions = self._versions(session, self._bot(session, bot), version)
+                versions = self._versions(session, self.bot_named(session, bot), version)
             return browse.matches(
                 session, versions, status=status, limit=limit, offset=offset, before=before
             )
@@ -731,7 +738,7 @@ class Ladder:
         """
         with Session(self.engine) as session:
             fit = current_fit(session)  # first: it may commit, which would expire the bot
-            return browse.bot_page(session, self._bot(session, name), fit)
+            return browse.bot_page(session, self.bot_named(session, name), fit)
 
     def rating_history(self, name: str) -> list[RatingPoint]:
         """The Elo of ``name``'s latest version after each of its games (thinned for a chart).
@@ -740,7 +747,7 @@ class Ladder:
             NotInLadder: no bot of that name.
         """
         with Session(self.engine) as session:
-            bot = self._bot(session, name)
+            bot = self.bot_named(session, name)
             return browse.rating_history(session, self._versions(session, bot, None)[-1])
 
     def game(self, number: int) -> StoredGame:

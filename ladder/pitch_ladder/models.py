@@ -302,3 +302,26 @@ class SchedulerState(SchedulerStateBase, table=True):
 
     __tablename__ = "scheduler_state"
     id: int | None = Field(default=None, primary_key=True)
+
+
+class SubmissionVerdictBase(SQLModel):
+    author_id: int = Field(foreign_key="author.id")
+    bot: str = Field(default="", max_length=64)
+    """The bot's name from its ``bot.toml`` (empty when the archive had none to read)."""
+    content_hash: str = Field(default="", max_length=64)
+    accepted: bool
+    new: bool = False
+    """An accepted version that was not already stored (identical content is a no-op)."""
+    version: str = Field(default="", max_length=96)
+    """The stored version's label, when accepted."""
+    reason: str = ""
+    """Why it was refused: one line, then the bot's stderr tail where there is one."""
+    submitted_at: datetime = _timestamp(default_factory=now)
+
+
+class SubmissionVerdict(SubmissionVerdictBase, table=True):
+    """What the service said to one upload: readable by its author (and admins) only."""
+
+    __tablename__ = "submission_verdict"
+    __table_args__ = (Index("ix_submission_verdict_author_id_id", "author_id", "id"),)
+    id: int | None = Field(default=None, primary_key=True)

@@ -1,0 +1,147 @@
+"""Uploaded bots: verdicts kept for their authors, and each author's reach limited to their
+own bots (retiring them, reading their logs)."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+from ladder_testkit import GREEDY, RANDOM, write_bot
+
+from pitch_ladder.archive import pack
+from pitch_ladder.authors import ForbiddenError, add_author, authenticate
+from pitch_ladder.ladder import Ladder, NotInLadder
+from pitch_ladder.models import Author
+from pitch_ladder.submissions import bot_logs, open_log, retire_own, submit_upload, verdicts
+
+CRASHER = "import sys\nprint('segfault imminent', file=sys.stderr)\nsys.exit(3)\n"
+
+
+def _author(ladder: Ladder, name: str, admin: bool = False) -> Author:
+    return authenticate(ladder, add_author(ladder, name, admin=admin).token)
+
+
+def _archive(folder: Path, tmp_path: Path) -> io.BytesIO:
+    out = tmp_path / f"{folder.name}.tar.gz"
+    pack(folder, out)
+    return io.BytesIO(out.read_bytes())
+
+
+@pytest.fixture
+def ladder(tmp_path: Path):
+    with Ladder.init(tmp_path / "ladder") as ladder:
+        yield ladder
+
+
+@pytest.mark.slow
+def test_an_accepted_upload_is_stored_once_and_identical_content_again_is_a_no_op(
+    ladder: Ladder, tmp_path: Path
+) -> None:
+    alice = _author(ladder, "alice")
+    first = submit_upload(ladder, alice, _archive(GREEDY, tmp_path))
+    again = submit_upload(ladder, alice, _archive(GREEDY, tmp_path))
+    assert (first.accepted, first.new, first.bot) == (True, True, "greedy")
+    assert (again.accepted, again.new, again.version) == (True, False, first.version)
+    assert [bot.name for bot in ladder.bots()] == ["greedy"]
+    assert not list((ladder.folder / "tmp").iterdir()), "the upload's scratch folder is gone"
+
+
+def test_a_refused_archive_is_a_verdict_with_its_reason_and_stores_nothing(
+    ladder: Ladder, tmp_path: Path
+) -> None:
+    alice = _author(ladder, "alice")
+    upload = io.BytesIO()
+    with tarfile.open(fileobj=upload, mode="w:gz") as tar:
+        entry = tarfile.TarInfo("../escape.py")
+        tar.addfile(entry, io.BytesIO(b""))
+    upload.seek(0)
+    verdict = submit_upload(ladder, alice, upload)
+    assert not verdict.accepted
+    assert "escape.py" in verdict.reason
+    assert ladder.bots() == []
+    assert not (ladder.folder.parent / "escape.py").exists()
+
+
+@pytest.mark.slow
+def test_a_bot_failing_its_smoke_test_is_refused_with_its_stderr_for_its_author(
+    ladder: Ladder, tmp_path: Path
+) -> None:
+    alice = _author(ladder, "alice")
+    crasher = write_bot(tmp_path / "crasher", "crasher", CRASHER)
+    verdict = submit_upload(ladder, alice, _archive(crasher, tmp_path))
+    assert not verdict.accepted
+    assert "segfault imminent" in verdict.reason
+    assert ladder.bots() == []
+
+
+def test_another_authors_bot_name_is_forbidden(ladder: Ladder, tmp_path: Path) -> None:
+    alice, bob = _author(ladder, "alice"), _author(ladder, "bob")
+    ladder.submit(RANDOM, author="alice", trust_bots=True)
+    with pytest.raises(ForbiddenError, match="belongs to another author"):
+        submit_upload(ladder, bob, _archive(RANDOM, tmp_path), trust_bots=True)
+    assert verdicts(ladder, bob) == []
+    assert verdicts(ladder, alice) == []
+
+
+@pytest.mark.slow
+def test_each_author_reads_only_their_own_verdicts_and_an_admin_reads_all(
+    ladder: Ladder, tmp_path: Path
+) -> None:
+    alice, bob = _author(ladder, "alice"), _author(ladder, "bob")
+    admin = _author(ladder, "operator", admin=True)
+    submit_upload(ladder, alice, _archive(GREEDY, tmp_path))
+    submit_upload(ladder, bob, _archive(RANDOM, tmp_path))
+    assert [v.bot for v in verdicts(ladder, alice)] == ["greedy"]
+    assert [v.bot for v in verdicts(ladder, bob)] == ["random"]
+    assert [v.bot for v in verdicts(ladder, admin)] == ["random", "greedy"]
+
+
+def test_an_author_retires_their_own_bot_but_not_anothers(ladder: Ladder) -> None:
+    alice, bob = _author(ladder, "alice"), _author(ladder, "bob")
+    admin = _author(ladder, "operator", admin=True)
+    ladder.submit(GREEDY, author="alice", trust_bots=True)
+    ladder.submit(RANDOM, author="bob", trust_bots=True)
+    with pytest.raises(ForbiddenError):
+        retire_own(ladder, bob, "greedy")
+    retire_own(ladder, alice, "greedy")
+    retire_own(ladder, admin, "random")
+    assert [bot.active for bot in ladder.bots()] == [False, False]
+    with pytest.raises(NotInLadder):
+        retire_own(ladder, alice, "nobody")
+
+
+@pytest.mark.slow
+def test_an_author_reads_the_logs_of_their_bots_seats_and_never_the_opponents(
+    ladder: Ladder,
+) -> None:
+    alice, bob = _author(ladder, "alice"), _author(ladder, "bob")
+    ladder.submit(GREEDY, author="alice")
+    ladder.submit(RANDOM, author="bob")
+    ladder.run(games_per_match=2, rules={"hand_cap": 2}, workers=1)
+    greedy = bot_logs(ladder, alice, "greedy")
+    random = bot_logs(ladder, bob, "random")
+    assert greedy and random
+    assert {Path(log.path).name[:1] for log in greedy} == {"A"}  # greedy sorts first: side A
+    assert {Path(log.path).name[:1] for log in random} == {"B"}
+    assert open_log(ladder, alice, "greedy", greedy[0].path).is_file()
+    with pytest.raises(ForbiddenError):
+        bot_logs(ladder, alice, "random")
+    with pytest.raises(ForbiddenError, match="not a log of greedy"):
+        open_log(ladder, alice, "greedy", random[0].path)
+
+
+def test_a_smoke_log_of_a_bot_whose_name_extends_anothers_is_not_the_others(
+    ladder: Ladder,
+) -> None:
+    alice = _author(ladder, "alice")
+    ladder.submit(GREEDY, author="alice", trust_bots=True)
+    theirs = ladder.folder / "smoke" / "greedy-v2-0123456789ab" / "smoke.log"
+    own = ladder.folder / "smoke" / "greedy-0123456789ab" / "smoke.log"
+    for path in (theirs, own):
+        path.parent.mkdir(parents=True)
+        path.write_text("log\n")
+    assert [log.path for log in bot_logs(ladder, alice, "greedy")] == [
+        "smoke/greedy-0123456789ab/smoke.log"
+    ]
