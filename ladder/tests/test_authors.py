@@ -3,6 +3,7 @@ names owned by the author who first submitted them."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +57,14 @@ def test_the_same_secret_hashes_differently_each_time_and_verifies_both_times() 
     assert first != second  # a fresh salt each time
     assert authors.verify_secret("s3cret", first) and authors.verify_secret("s3cret", second)
     assert not authors.verify_secret("s3cret!", first)
+
+
+def test_a_hash_is_checked_with_the_cost_stored_beside_it() -> None:
+    salt = bytes(16)
+    digest = hashlib.scrypt(b"s3cret", salt=salt, n=2**10, r=4, p=2, dklen=32)
+    stored = f"scrypt${2**10}$4$2${salt.hex()}${digest.hex()}"
+    assert authors.verify_secret("s3cret", stored)
+    assert not authors.verify_secret("s3cret", stored.replace("$4$2$", "$8$1$"))
 
 
 def test_authenticating_checks_one_hash_however_many_tokens_are_stored(
