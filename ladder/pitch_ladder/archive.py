@@ -273,6 +273,8 @@ def _make_folders(destination: Path, folder: Path, name: str) -> None:
             raise ArchiveError(
                 f"refused: {name}: {inside} is a file in the archive, not a folder"
             ) from None
+        except OSError as error:
+            raise ArchiveError(f"refused: {name}: cannot be made ({error.strerror})") from None
 
 
 def _write_file(

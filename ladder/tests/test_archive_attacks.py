@@ -184,6 +184,17 @@ def test_a_file_where_a_folder_is_is_refused(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("a" * 300, "cannot be written"), (f"{'d' * 300}/bot.py", "cannot be made")],
+)
+def test_a_name_the_file_system_cannot_take_is_refused(
+    tmp_path: Path, name: str, reason: str
+) -> None:
+    archive = _write(tmp_path / "a.tar.gz", [_file(name)])
+    assert _refused(tmp_path, archive) == f"refused: {name}: {reason} (File name too long)"
+
+
 def test_an_archive_without_a_manifest_is_refused(tmp_path: Path) -> None:
     archive = _write(tmp_path / "a.tar.gz", [_file("bot.py")], with_manifest=False)
     assert _refused(tmp_path, archive) == (
