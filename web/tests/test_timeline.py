@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pitch_sdk.actions import Play
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import POINTS, card_name, cards_in, parse_card
 from pitch_sdk.options import RuleOptions
@@ -20,6 +21,12 @@ from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
 from pitch_sdk.walk import Dealt, walk
 from pitch_web.timeline import timeline
+
+VIEWER_TESTS = str(Path(__file__).parent)
+if VIEWER_TESTS not in sys.path:
+    sys.path.insert(0, VIEWER_TESTS)
+
+from viewer_testkit import IllegalPlayer, moon_record  # noqa: E402
 
 SCORED_KEYS = ("bidder", "bid", "trump", "tricks", "points", "dead", "scores", "made")
 
@@ -145,15 +152,19 @@ def test_a_stock_step_shows_the_card_turned_and_given_up_and_the_pile_left():
     assert take["give"] not in take["hands"][str(take["s"])] or take["give"] == "JK"
 
 
+def test_a_moon_is_scored_as_one_with_the_trumps_still_held():
+    record = moon_record()
+    assert record["result"]["termination"] == "moon"
+    steps = timeline(record)["steps"]
+    scored = steps[-2]["scored"]
+    assert scored["moon"] is True and scored["points"] == [0, 13] and scored["made"] is True
+    assert {entry["seat"]: entry["points"] for entry in scored["held"]} == {1: 8, 3: 5}
+    assert steps[-1] == {
+        "k": "end", "termination": "moon", "winner": 1, "forfeited_by": None, "scores": [0, 13]
+    }  # fmt: skip
+
+
 # --- faults, forfeits, discrepancies --------------------------------------------------------
-
-
-class IllegalPlayer(RandomBot):
-    """Plays a card it does not hold at its first play: an illegal action."""
-
-    def play(self, view, legal):
-        held = {action.card for action in legal}
-        return Play(next(card for card in range(52) if card not in held))
 
 
 def test_a_forfeit_is_a_fault_step_then_the_end():

@@ -6,12 +6,12 @@ Screenshots go to the artifacts folder (see conftest.py), for a person to look a
 from __future__ import annotations
 
 import copy
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pitch_sdk.actions import Play
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.cards import card_name, cards_in
 from pitch_sdk.options import RuleOptions
@@ -22,6 +22,12 @@ from pitch_sdk.walk import Dealt, walk
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
 from pitch_web.timeline import timeline
+
+VIEWER_TESTS = str(Path(__file__).parent)
+if VIEWER_TESTS not in sys.path:
+    sys.path.insert(0, VIEWER_TESTS)
+
+from viewer_testkit import IllegalPlayer, moon_record  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -214,14 +220,6 @@ def test_a_record_that_stops_replaying_shows_the_discrepancy(page, serve, record
         assert f"decision {plays[1] + 1}" in banner.inner_text()
 
 
-class IllegalPlayer(RandomBot):
-    """Plays a card it does not hold at each play: a fault, and a substitute move."""
-
-    def play(self, view, legal):
-        held = {action.card for action in legal}
-        return Play(next(card for card in range(52) if card not in held))
-
-
 def test_faults_and_substitute_moves_are_marked_where_they_happened(
     page, serve, tmp_path, screenshot
 ):
@@ -241,3 +239,15 @@ def test_faults_and_substitute_moves_are_marked_where_they_happened(
         forced = next(i for i, step in enumerate(steps) if step.get("forced"))
         assert page.locator(f"[data-step='{forced}'] .mark.forced").count() == 1
         screenshot("substitute")
+
+
+def test_a_moon_is_shown_at_the_hands_end(page, serve, tmp_path, screenshot):
+    write_record(moon_record(), tmp_path / "moon.json")
+    with serve(create_app(FolderSource(tmp_path))) as server:
+        page.goto(f"{server.url}/view/moon.json")
+        page.get_by_test_id("hand-0").wait_for()
+        page.keyboard.press("End")
+        assert "shot the moon" in page.get_by_test_id("moon").inner_text()
+        assert "shot the moon" in page.get_by_test_id("game-over").inner_text()
+        assert text(page, "score-1") == "13"
+        screenshot("moon")
