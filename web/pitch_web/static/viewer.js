@@ -496,7 +496,7 @@
       const rules = header.rules || {};
       parts.push(el("div", { class: "pv-rules" },
         `rules: scoring by ${rules.scoring}, target ${rules.target}, hand cap ${rules.hand_cap}${rules.dealer_steal ? ", dealer may steal" : ""}` +
-        ` \u00b7 seed ${JSON.stringify(header.seed)} \u00b7 first dealer seat ${header.first_dealer}`));
+        ` \u00b7 ${header.seed === null || header.seed === undefined ? "no seed" : `seed ${header.seed}`} \u00b7 first dealer seat ${header.first_dealer}`));
       if (header.discrepancy) {
         parts.push(el("div", { class: "pv-discrepancy", "data-testid": "discrepancy", role: "alert" },
           `The record does not replay past this point: ${header.discrepancy}`));
