@@ -1,0 +1,174 @@
+"""What publishing live games costs: games per second with and without the journal.
+
+Run by hand: ``uv run python bench/live.py``. Results go in ``bench/RESULTS.md``.
+
+1. In-process games (random bots at a ``Table``, no gRPC): the worst case, since the
+   game itself costs least. Games alternate, with the journal (a ``JournalFeed`` per
+   game, closed and so removed after it, as the match workers do) and without; the
+   same seeds both ways.
+2. Real matches (``run_match``: greedy against random over gRPC, concurrency 1, no
+   sandbox): the journal, against a publisher whose feeds do nothing. The two set-ups
+   alternate, ``--rounds`` times.
+3. What a server pays to follow a game: reading a whole journal into a record
+   (``JournalReader``), and the listing's cheap read (``Journal.read``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class NullFeed:
+    """A feed that publishes nothing: the match without live games."""
+
+    def __call__(self, event: object) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class NullPublisher:
+    def feed(self, game_id: str) -> NullFeed:
+        return NullFeed()
+
+
+def in_process(games: int, folder: Path) -> dict[str, float]:
+    from pitch_referee.live import JournalPublisher
+    from pitch_sdk.bots import RandomBot
+    from pitch_sdk.selfplay import BotPlayer
+    from pitch_sdk.table import Table, play_in_process
+
+    publisher = JournalPublisher.for_match(folder, 60)
+    seconds = {"without": 0.0, "with": 0.0, "in the feed": 0.0}
+    journal_bytes, events = [], 0
+
+    def timed(feed: Any) -> Callable[[Any], None]:
+        def watch(event: Any) -> None:
+            nonlocal events
+            started = time.perf_counter()
+            feed(event)
+            seconds["in the feed"] += time.perf_counter() - started
+            events += 1
+
+        return watch
+
+    for game in range(games):
+        for setup in ("without", "with") if game % 2 else ("with", "without"):
+            feed = publisher.feed(f"pair-{game:05d}-a") if setup == "with" else None
+            players = [BotPlayer(RandomBot(seat)) for seat in range(4)]
+            table = Table(players, seed=game, watchers=[timed(feed)] if feed else ())
+            started = time.perf_counter()
+            play_in_process(table.play())
+            if feed is not None:
+                journal_bytes.append(feed.path.stat().st_size)
+                feed.close()
+            seconds[setup] += time.perf_counter() - started
+    return {
+        "games": games,
+        "without_games_per_s": games / seconds["without"],
+        "with_games_per_s": games / seconds["with"],
+        "cost_ms_per_game": (seconds["with"] - seconds["without"]) / games * 1000,
+        "feed_ms_per_game": seconds["in the feed"] / games * 1000,
+        "feed_us_per_event": seconds["in the feed"] / events * 1e6,
+        "events_per_game": events / games,
+        "journal_kb": statistics.mean(journal_bytes) / 1024,
+    }
+
+
+def real_matches(games: int, rounds: int, folder: Path) -> dict[str, list[float]]:
+    from pitch_referee.match import Entrant, MatchSettings, run_match, running
+
+    greedy = Entrant.from_argument(str(ROOT / "sample_bots" / "greedy"))
+    random = Entrant.from_argument(str(ROOT / "sample_bots" / "random"))
+    settings = MatchSettings(
+        games=games, seed=1, concurrency=1, sandbox="off", rules={"hand_cap": 60}
+    )
+    journal = running.JournalPublisher.for_match
+    rates: dict[str, list[float]] = {"with": [], "without": []}
+    for number in range(rounds):
+        for setup in ("with", "without") if number % 2 == 0 else ("without", "with"):
+            if setup == "without":
+                running.JournalPublisher.for_match = lambda root, silence: NullPublisher()  # type: ignore[assignment, method-assign]
+            try:
+                started = time.perf_counter()
+                root = folder / f"{setup}-{number}"
+                summary = run_match(greedy, random, settings, root, announce=lambda _: None)
+                rates[setup].append(summary.games_played / (time.perf_counter() - started))
+            finally:
+                running.JournalPublisher.for_match = journal  # type: ignore[method-assign]
+    return rates
+
+
+def following(folder: Path) -> dict[str, float]:
+    from pitch_referee.live import Journal, JournalPublisher, JournalReader
+    from pitch_sdk.bots import RandomBot
+    from pitch_sdk.selfplay import BotPlayer
+    from pitch_sdk.table import Table, play_in_process
+
+    feed = JournalPublisher.for_match(folder, 60).feed("pair-00000-a")
+    players = [BotPlayer(RandomBot(seat)) for seat in range(4)]
+    play_in_process(Table(players, seed=3, watchers=[feed]).play())
+    replay, listing = [], []
+    for _ in range(50):
+        started = time.perf_counter()
+        reader = JournalReader(feed.path)
+        reader.read()
+        replay.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        Journal.read(feed.path)
+        listing.append(time.perf_counter() - started)
+    hands = len(reader.record["hands"])
+    feed.close()
+    return {
+        "hands": hands,
+        "replay_ms": statistics.median(replay) * 1000,
+        "listing_ms": statistics.median(listing) * 1000,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=400, help="in-process games per set-up")
+    parser.add_argument("--match-games", type=int, default=100, help="games per real match")
+    parser.add_argument("--rounds", type=int, default=2, help="real matches per set-up")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        local = in_process(options.games, folder / "in-process")
+        print(
+            f"in-process, {local['games']} games each: without {local['without_games_per_s']:.1f}"
+            f" games/s, with the journal {local['with_games_per_s']:.1f} games/s;"
+            f" {local['cost_ms_per_game']:.2f} ms a game"
+            f" ({local['with_games_per_s'] / local['without_games_per_s'] - 1:+.1%});"
+            f" a journal holds {local['journal_kb']:.1f} KB"
+        )
+        print(
+            f"in-process: time inside the feed {local['feed_ms_per_game']:.2f} ms a game,"
+            f" {local['feed_us_per_event']:.1f} us an event"
+            f" ({local['events_per_game']:.0f} events a game)"
+        )
+        rates = real_matches(options.match_games, options.rounds, folder / "matches")
+        for setup, values in rates.items():
+            shown = ", ".join(f"{value:.2f}" for value in values)
+            print(f"real matches {setup} the journal: {shown} games/s")
+        mean = {setup: statistics.mean(values) for setup, values in rates.items()}
+        print(f"real matches: with / without {mean['with'] / mean['without']:.3f}")
+        follow = following(folder / "follow")
+        print(
+            f"following a {follow['hands']}-hand game: the whole journal replayed into a"
+            f" record {follow['replay_ms']:.1f} ms, the listing's read"
+            f" {follow['listing_ms']:.2f} ms (medians)"
+        )
+
+
+if __name__ == "__main__":
+    main()
