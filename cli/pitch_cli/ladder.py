@@ -549,10 +549,10 @@ def author_revoke(
 @author_app.command("list")
 def author_list(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -> None:
     """List the authors: role, working token's id, number of bots."""
-    from pitch_ladder.authors import authors
+    from pitch_ladder.authors import list_authors
 
     with open_ladder(ladder, db) as opened:
-        infos = authors(opened)
+        infos = list_authors(opened)
     table = Table(box=box.SIMPLE_HEAD)
     for heading in ("author", "role", "token", "issued", "bots"):
         table.add_column(heading, justify="right" if heading == "bots" else "left")

@@ -240,7 +240,7 @@ def check_owner(bot: Bot, author: Author) -> None:
         )
 
 
-def authors(store: Store) -> list[AuthorInfo]:
+def list_authors(store: Store) -> list[AuthorInfo]:
     """Every author, by name, with their working token's id and their number of bots."""
     with _session(store) as session:
         bots = dict(

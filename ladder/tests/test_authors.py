@@ -111,7 +111,9 @@ def test_a_revoked_token_is_refused_saying_so_and_the_author_keeps_their_bots(
         authenticate(ladder, issued.token)
     with pytest.raises(LadderError, match="alice has no working token to revoke"):
         revoke(ladder, "alice")
-    assert [info.token_id for info in authors.authors(ladder) if info.name == "alice"] == [None]
+    assert [info.token_id for info in authors.list_authors(ladder) if info.name == "alice"] == [
+        None
+    ]
 
 
 def test_rotating_gives_a_working_token_and_stops_the_old_one(ladder: Ladder) -> None:
@@ -180,7 +182,7 @@ def test_a_bot_name_belongs_to_the_author_who_first_submitted_it(
         ladder.submit(RANDOM, "shared", trust_bots=True)  # the local author is another one too
     again = ladder.submit(RANDOM, "shared", author="alice", trust_bots=True)
     assert not again.new  # its owner may resubmit, as before authors
-    infos = {info.name: info.bots for info in authors.authors(ladder)}
+    infos = {info.name: info.bots for info in authors.list_authors(ladder)}
     assert infos == {"alice": 1, "bob": 0, LOCAL_AUTHOR: 0}
 
 
@@ -196,7 +198,7 @@ def test_rotations_at_once_leave_exactly_one_working_token(ladder: Ladder) -> No
         issued = list(pool.map(lambda _: rotate(ladder, "alice"), range(6)))
     working = [token for token in issued if _works(ladder, token.token)]
     assert len(working) == 1
-    assert [info.token_id for info in authors.authors(ladder) if info.name == "alice"] == [
+    assert [info.token_id for info in authors.list_authors(ladder) if info.name == "alice"] == [
         working[0].token_id
     ]
 
