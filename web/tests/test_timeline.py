@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import POINTS, card_name, cards_in, parse_card
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import RecordError
+from pitch_sdk.record import GameRecorder, RecordError
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
 from pitch_sdk.walk import Dealt, walk
@@ -254,3 +254,16 @@ def test_a_200_hand_game_has_a_compact_timeline_built_quickly():
     size = len(json.dumps(shown, separators=(",", ":")))
     assert size < 900_000, size  # measured: 642 KB (66 KB gzipped)
     assert built < 3.0, built  # measured: 0.17 s
+
+
+def test_a_bot_that_never_started_gives_its_fault_and_the_end_with_no_deal():
+    recorder = GameRecorder(
+        seed=3, players=[{"seat": s, "name": "b", "version": "1"} for s in range(4)]
+    )
+    recorder.fault(
+        {"seat": 2, "kind": "start_failed", "detail": "no such file", "decision_kind": None}
+    )
+    recorder.forfeit(2)
+    steps = timeline(recorder.record())["steps"]
+    assert [step["k"] for step in steps] == ["fault", "end"]
+    assert steps[0]["hand"] == 0 and steps[1]["forfeited_by"] == 2 and steps[1]["winner"] == 1
