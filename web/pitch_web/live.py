@@ -54,6 +54,10 @@ router = APIRouter()
 
 POLL_S = 0.25
 """How often a stream looks whether its journal grew."""
+BACKOFF = 3.0
+"""A stream waits at least this many times as long as its last poll took (the engine
+replays the whole record at each new step: 90 ms at 145 hands), so that a viewer of a
+long, fast game costs a server at most a quarter of a core."""
 KEEPALIVE_S = 15.0
 """A comment line after this much silence, so proxies keep the stream and a closed
 browser is noticed."""
@@ -235,7 +239,9 @@ def live_events(request: Request, key: str, after: int = 0) -> StreamingResponse
 async def _stream(request: Request, follower: _Follower) -> AsyncIterator[str]:
     quiet_since = time.monotonic()
     while True:
+        started = time.monotonic()
         events = await run_in_threadpool(follower.poll)
+        busy = time.monotonic() - started
         for event in events:
             yield event
         if follower.done:
@@ -247,7 +253,7 @@ async def _stream(request: Request, follower: _Follower) -> AsyncIterator[str]:
             quiet_since = time.monotonic()
         if await request.is_disconnected():
             return
-        await asyncio.sleep(POLL_S)
+        await asyncio.sleep(max(POLL_S, BACKOFF * busy))
 
 
 class _Follower:

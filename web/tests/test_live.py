@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from pitch_ladder.ladder import Ladder
 from pitch_referee.live import JournalPublisher, JournalReader
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import BotPlayer
 from pitch_sdk.table import Table, play_in_process
 from pitch_web.app import create_app
-from pitch_web.source import FolderSource
+from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
 
 MATCH = "m-random"
@@ -144,7 +145,8 @@ WRITER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from pitch_referee.live import JournalPublisher, JournalReader
+    from pitch_ladder.ladder import Ladder
+from pitch_referee.live import JournalPublisher, JournalReader
     from pitch_sdk.table import Started
 
     feed = JournalPublisher(Path(sys.argv[1]), 30).feed("pair-00003-b")
@@ -172,3 +174,24 @@ def test_a_game_whose_writer_was_killed_is_not_listed_and_cannot_be_followed(cli
     assert client.get("/api/live").json() == []
     assert client.get(f"/api/live/{MATCH}/pair-00003-b/events").status_code == 404
     assert "No game is being played now." in client.get("/live").text
+
+
+def test_a_ladder_lists_the_games_of_its_match_folders_and_shows_a_finished_one(tmp_path):
+    Ladder.init(tmp_path / "ladder").close()
+    source = LadderSource(tmp_path / "ladder")
+    match = tmp_path / "ladder" / "matches" / "0001-random-vs-random"
+    feed = JournalPublisher.for_match(match, 30).feed(GAME)
+    table = Table([BotPlayer(RandomBot(seat)) for seat in range(4)], seed=4, watchers=[feed])
+    record = play_in_process(table.play()).record
+    _cut_after_deal(feed.path, 1)
+    key = f"matches/0001-random-vs-random/{GAME}"
+    with TestClient(create_app(source)) as client:
+        assert [game["key"] for game in client.get("/api/live").json()] == [key]
+        (match / "games").mkdir()
+        write_record(record, match / "games" / f"{GAME}.json")
+        feed.close()  # the game is over and its record written
+        assert client.get("/api/live").json() == []
+        page = client.get(f"/live/{key}", follow_redirects=False)
+        assert page.status_code == 200 and "timeline-data" in page.text
+        assert "live-status" not in page.text  # the finished game, not a live one
+    source.close()
