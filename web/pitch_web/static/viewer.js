@@ -688,7 +688,7 @@
       }
       this.narrative.replaceChildren(...items);
       const current = this.narrative.querySelector(".current");
-      if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+      if (current) scrollWithin(this.narrative, current);
     }
 
     drawLogs(table) {
@@ -709,6 +709,13 @@
 
   function fillNode(node, ...children) {
     node.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  }
+
+  function scrollWithin(list, item) {
+    // the list scrolls, never the page: stepping must not move what the reader looks at
+    const top = item.offsetTop; // the list is positioned (viewer.css), so this is within it
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + item.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + item.offsetHeight - list.clientHeight;
   }
 
   function pair(values) {
