@@ -117,6 +117,13 @@ def test_a_device_or_fifo_is_refused(tmp_path: Path, kind: bytes, what: str) -> 
     assert _refused(tmp_path, archive).startswith(f"refused: dev/thing: {what}; ")
 
 
+def test_a_sparse_file_is_refused(tmp_path: Path) -> None:
+    info, data = _file("holes.bin")
+    info.pax_headers = {"GNU.sparse.map": "0,1", "GNU.sparse.size": "1000000000"}
+    archive = _write(tmp_path / "a.tar.gz", [(info, data)])
+    assert _refused(tmp_path, archive).startswith("refused: holes.bin: a sparse file; ")
+
+
 def test_an_archive_over_the_size_limit_is_refused_from_a_file(tmp_path: Path) -> None:
     archive = _write(tmp_path / "a.tar.gz", [_file("noise.bin", bytes(range(256)) * 64)])
     limit = archive.stat().st_size - 1
