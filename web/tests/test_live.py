@@ -145,8 +145,7 @@ WRITER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from pitch_ladder.ladder import Ladder
-from pitch_referee.live import JournalPublisher, JournalReader
+    from pitch_referee.live import JournalPublisher
     from pitch_sdk.table import Started
 
     feed = JournalPublisher(Path(sys.argv[1]), 30).feed("pair-00003-b")
