@@ -475,8 +475,8 @@
       }
       this.drawCentre(table);
       this.drawScoreboard(table);
-      this.drawNarrative(table);
-      this.drawLogs(table);
+      this.drawNarrative();
+      this.drawLogs();
     }
 
     drawHeadline() {
@@ -555,7 +555,7 @@
         hand,
         ...notes,
         ...seatFaults.map((fault) => el("div", { class: "fault-mark", "data-testid": `fault-${seat}` }, `\u26a0 ${fault.kind}: ${fault.detail}`)),
-        acted ? el("div", { class: "action", "data-testid": `action-${seat}` }, this.actionText(step, table), this.marks(step)) : null);
+        acted ? el("div", { class: "action", "data-testid": `action-${seat}` }, this.actionText(step), this.marks(step)) : null);
     }
 
     marks(step) {
@@ -565,7 +565,7 @@
       ];
     }
 
-    actionText(step, table) {
+    actionText(step) {
       const seat = step.s;
       switch (step.k) {
         case "bid":
@@ -586,11 +586,11 @@
     }
 
     lookText(step, visible) {
-      const partner = (step.s + 2) % 4;
       if (!visible) return `looks through the stock: ${step.move}`;
       if (step.move === "take") return `turns ${step.card}: takes it, gives up ${step.give}`;
       if (step.move === "leave") return `turns ${step.card}: leaves it`;
-      return step.looker === partner ? `turns ${step.card}: stops, the rest goes to seat ${partner}` : `turns ${step.card}: stops, the rest leaves play`;
+      const rest = step.looker === null ? "the rest leaves play" : `the rest goes to seat ${step.looker}`;
+      return `turns ${step.card}: stops, ${rest}`;
     }
 
     drawCentre(table) {
@@ -667,7 +667,7 @@
           return `game over: ${winner} (${TERMINATIONS[step.termination] || step.termination}), ${pair(step.scores)}`;
         }
       }
-      let text = `${who(step.s)} ${this.actionText(step, null)}`;
+      let text = `${who(step.s)} ${this.actionText(step)}`;
       if (step.k === "trump") text += "; the non-trumps go out";
       if (step.fill) text += "; the stock fills the hands";
       if (step.trick) text += ` \u2192 trick ${step.trick.number} to seat ${step.trick.winner}, ${step.trick.points} pt`;
@@ -675,7 +675,7 @@
       return text;
     }
 
-    drawNarrative(table) {
+    drawNarrative() {
       const start = this.handStartOf(this.position);
       const first = start === null ? 0 : start;
       const nextStart = this.handStarts.find(([position]) => position > first);
@@ -691,7 +691,7 @@
       if (current) scrollWithin(this.narrative, current);
     }
 
-    drawLogs(table) {
+    drawLogs() {
       const start = this.handStartOf(this.position);
       const handEnd = (this.handStarts.find(([position]) => position > (start === null ? -1 : start)) || [this.steps.length])[0];
       const shown = this.logs.filter((line) => this.sees(line.s));
