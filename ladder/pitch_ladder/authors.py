@@ -44,7 +44,11 @@ SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**12, 8, 1
 is 256 random bits, so the hash must be salted and one-way, not slow: no cost would make
 guessing it feasible. Stored with each hash, so it can be raised without breaking tokens."""
 _SCRYPT_LENGTH = 32
-_TOKEN = re.compile(rf"^{TOKEN_PREFIX}_([0-9a-f]{{{2 * _ID_BYTES}}})_([A-Za-z0-9_-]+)$")
+_SECRET_LENGTH = -(-_SECRET_BYTES * 4 // 3)
+"""Characters of ``secrets.token_urlsafe(_SECRET_BYTES)``: base64 without its padding."""
+_TOKEN = re.compile(
+    rf"^{TOKEN_PREFIX}_([0-9a-f]{{{2 * _ID_BYTES}}})_([A-Za-z0-9_-]{{{_SECRET_LENGTH}}})$"
+)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 

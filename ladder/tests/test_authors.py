@@ -84,7 +84,9 @@ def test_authenticating_checks_one_hash_however_many_tokens_are_stored(
         ("", "not a Pitch Arena token"),
         ("hunter2", "not a Pitch Arena token"),
         ("pa_xyz_secret", "not a Pitch Arena token"),
-        ("pa_0123456789abcdef_secret", "unknown token pa_0123456789abcdef_...: no author has it"),
+        ("pa_0123456789abcdef_secret", "not a Pitch Arena token"),  # a secret too short
+        (f"pa_0123456789abcdef_{'s' * 10**6}", "not a Pitch Arena token"),  # never hashed
+        (f"pa_0123456789abcdef_{'s' * 43}", "unknown token pa_0123456789abcdef_...: no author"),
     ],
 )
 def test_a_malformed_or_unknown_token_is_refused(ladder: Ladder, token: str, reason: str) -> None:
@@ -96,7 +98,7 @@ def test_a_right_id_with_a_wrong_secret_is_refused_without_showing_the_secret(
     ladder: Ladder,
 ) -> None:
     issued = add_author(ladder, "alice")
-    forged = f"pa_{issued.token_id}_not-the-secret"
+    forged = f"pa_{issued.token_id}_{'x' * 43}"
     with pytest.raises(AuthenticationError) as refusal:
         authenticate(ladder, forged)
     assert str(refusal.value) == f"unknown token pa_{issued.token_id}_...: no author has it"
