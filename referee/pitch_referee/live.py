@@ -29,7 +29,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -357,9 +357,17 @@ class JournalReader:
         end = data.rfind(b"\n") + 1
         self._rest = data[end:]
         lines = data[:end].splitlines()
+        self.apply(lines)
+        return bool(lines)
+
+    def apply(self, lines: Iterable[bytes]) -> None:
+        """Apply whole journal lines, whatever carried them (a file, another publisher).
+
+        Raises:
+            JournalError: not a journal, or a line the game cannot follow.
+        """
         for line in lines:
             self._apply(line)
-        return bool(lines)
 
     def _apply(self, line: bytes) -> None:
         if self._recorder is None:
