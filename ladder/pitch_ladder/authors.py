@@ -280,6 +280,9 @@ def verify_secret(secret: str, stored: str) -> bool:
     """Whether ``secret`` is the one ``stored`` (a ``hash_secret`` result) was made from.
 
     The digests are compared in constant time.
+
+    Raises:
+        LadderError: ``stored`` is of a scheme other than scrypt (a damaged database).
     """
     scheme, n, r, p, salt, digest = stored.split("$")
     if scheme != "scrypt":
