@@ -424,7 +424,7 @@
         this.button("\u00bb", "next trick (Down)", "next-trick", () => this.nextTrick()),
         this.button("\u21e5", "next hand (PageDown)", "next-hand", () => this.nextHand()),
         this.speedMenu, this.handMenu, this.modeMenu, this.followLabel, this.positionText);
-      this.seatNodes = [0, 1, 2, 3].map((seat) => el("section", { class: `pv-seat team${seat % 2}`, "data-testid": `seat-${seat}` }));
+      this.seatNodes = [0, 1, 2, 3].map((seat) => el("section", { class: `pv-seat team${this.teamOf(seat)}`, "data-testid": `seat-${seat}` }));
       this.centre = el("div", { class: "pv-centre" });
       this.tableNode = el("div", { class: "pv-table" }, ...this.seatNodes, this.centre);
       this.scoreboard = el("div", { class: "pv-scoreboard" });
@@ -450,6 +450,14 @@
       for (const [, hand] of this.handStarts.slice(this.handMenu.options.length)) {
         this.handMenu.append(el("option", { value: hand }, `hand ${hand}`));
       }
+    }
+
+    members(team) {
+      return this.header.players.filter((player) => player.team === team);
+    }
+
+    teamOf(seat) {
+      return this.header.players[seat].team;
     }
 
     playerName(seat) {
@@ -482,7 +490,7 @@
     drawHeadline() {
       const header = this.header;
       const teams = [0, 1].map((team) =>
-        el("span", { class: `team${team}` }, `team ${team}: ${this.playerName(team)} & ${this.playerName(team + 2)}`));
+        el("span", { class: `team${team}` }, `team ${team}: ${this.members(team).map((p) => this.playerName(p.seat)).join(" & ")}`));
       const parts = [el("strong", {}, header.game ? `game ${header.game}` : "game"), " ", teams[0], " vs ", teams[1]];
       const result = header.result;
       if (result) {
@@ -551,7 +559,7 @@
       fillNode(node, 
         el("header", {},
           el("span", { class: "name" }, `seat ${seat} \u00b7 ${this.playerName(seat)}`),
-          el("span", { class: "team" }, `team ${seat % 2}`), ...chips),
+          el("span", { class: "team" }, `team ${this.teamOf(seat)}`), ...chips),
         hand,
         ...notes,
         ...seatFaults.map((fault) => el("div", { class: "fault-mark", "data-testid": `fault-${seat}` }, `\u26a0 ${fault.kind}: ${fault.detail}`)),
@@ -596,7 +604,7 @@
     drawCentre(table) {
       const parts = [];
       const contract = table.contract
-        ? `bid ${table.contract[1]} by seat ${table.contract[0]} (team ${table.contract[0] % 2})`
+        ? `bid ${table.contract[1]} by seat ${table.contract[0]} (team ${this.teamOf(table.contract[0])})`
         : table.hand ? "bidding" : "";
       parts.push(el("div", { class: "pv-contract", "data-testid": "contract" },
         table.hand ? `hand ${table.hand} \u00b7 ` : "", contract,
@@ -609,7 +617,7 @@
       if (table.trickDone) {
         const done = table.trickDone;
         const deuce = done.deuce === null || done.deuce === undefined ? "" : `, the deuce to team ${done.deuce}`;
-        parts.push(el("div", { class: `pv-winner team${done.winner % 2}`, "data-testid": "trick-winner", "data-winner": done.winner },
+        parts.push(el("div", { class: `pv-winner team${this.teamOf(done.winner)}`, "data-testid": "trick-winner", "data-winner": done.winner },
           `trick ${done.number}: seat ${done.winner} (${this.playerName(done.winner)}) wins, ${done.points} point${done.points === 1 ? "" : "s"}${deuce}`));
       }
       if (table.looker !== null && table.pile.length) {
@@ -627,7 +635,7 @@
     }
 
     scoredNode(scored) {
-      const team = scored.bidder % 2;
+      const team = this.teamOf(scored.bidder);
       return el("div", { class: "pv-scored", "data-testid": "hand-score" },
         el("div", {}, `team ${team} bid ${scored.bid}, took ${scored.points[team]}: `,
           el("strong", { class: scored.made ? "made" : "set" }, scored.made ? "made it" : "set")),
@@ -647,7 +655,7 @@
       const rows = [0, 1].map((team) =>
         el("tr", { class: `team${team}` },
           el("th", {}, `team ${team}`),
-          el("td", { class: "who" }, `${this.header.players[team].name} & ${this.header.players[team + 2].name}`),
+          el("td", { class: "who" }, this.members(team).map((p) => p.name).join(" & ")),
           el("td", { "data-testid": `team-points-${team}` }, String(table.taken[team])),
           el("td", { "data-testid": `score-${team}` }, String(table.scores[team]))));
       this.scoreboard.replaceChildren(el("table", {},
@@ -699,7 +707,7 @@
       const unaligned = shown.filter((line) => line.at === null || line.at === undefined);
       const lineNode = (line) =>
         el("div", { class: `log-line${line.at === this.position ? " current" : ""}${line.at > this.position ? " future" : ""}`, "data-step": line.at },
-          el("span", { class: `who team${line.s % 2}` }, `seat ${line.s}`), " ", line.t);
+          el("span", { class: `who team${this.teamOf(line.s)}` }, `seat ${line.s}`), " ", line.t);
       const nodes = aligned.map(lineNode);
       if (unaligned.length) nodes.push(el("div", { class: "label" }, "during the game:"), ...unaligned.map(lineNode));
       if (!nodes.length) nodes.push(el("div", { class: "none" }, "no log lines for this game"));
