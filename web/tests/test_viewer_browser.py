@@ -129,9 +129,11 @@ def test_one_seats_view_hides_the_other_hands(page, served, record, screenshot):
         hidden = page.get_by_test_id(f"hand-{seat}")
         assert hidden.get_attribute("data-hidden-count") == str(len(expected[seat]))
     assert "view=1" in page.url
+    assert page.locator("[data-testid=narrative] li.future").count() == 0  # no later steps
     screenshot("seat-1")
     page.keyboard.press("a")
     assert page.evaluate(HANDS_SHOWN) == expected
+    assert page.locator("[data-testid=narrative] li.future").count() > 0
 
 
 def test_the_keys_move_by_decision_trick_and_hand_and_space_plays(page, served, record):

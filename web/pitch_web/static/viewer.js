@@ -687,7 +687,9 @@
       const start = this.handStartOf(this.position);
       const first = start === null ? 0 : start;
       const nextStart = this.handStarts.find(([position]) => position > first);
-      const end = nextStart ? nextStart[0] : this.steps.length;
+      // one seat's view shows the hand so far only: that seat did not know what came next
+      const handEnd = nextStart ? nextStart[0] : this.steps.length;
+      const end = this.mode === "all" ? handEnd : Math.min(handEnd, this.position + 1);
       const items = [];
       for (let i = first; i < end; i++) {
         const step = this.steps[i];
@@ -702,7 +704,8 @@
     drawLogs() {
       const start = this.handStartOf(this.position);
       const handEnd = (this.handStarts.find(([position]) => position > (start === null ? -1 : start)) || [this.steps.length])[0];
-      const shown = this.logs.filter((line) => this.sees(line.s));
+      const known = (line) => this.mode === "all" || line.at === null || line.at === undefined || line.at <= this.position;
+      const shown = this.logs.filter((line) => this.sees(line.s) && known(line));
       const aligned = shown.filter((line) => line.at !== null && line.at !== undefined && line.at >= (start || 0) && line.at < handEnd);
       const unaligned = shown.filter((line) => line.at === null || line.at === undefined);
       const lineNode = (line) =>
