@@ -25,6 +25,7 @@ This module imports no web code: the server reads journals through it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -88,7 +89,11 @@ class JournalPublisher:
 
 
 class JournalFeed:
-    """Writes one game's journal, a line per event; ``close`` removes it."""
+    """Writes one game's journal, a line per event; ``close`` removes it.
+
+    Watching must never stop a game: a journal that cannot be written (a full disk) is
+    given up, and the game goes on unpublished.
+    """
 
     def __init__(self, path: Path, max_silence_s: float) -> None:
         self.path = path
@@ -97,15 +102,18 @@ class JournalFeed:
 
     def __call__(self, event: TableEvent) -> None:
         fd = self._fd
-        if fd is None:
-            if isinstance(event, Started):
-                self._open(event)
-        elif type(event) is Decided:  # most lines: written without the JSON encoder
-            os.write(fd, _decision_line(event))
-        elif type(event) is Dealt:
-            os.write(fd, _deal_line(event))
-        else:
-            os.write(fd, _line(_entry(event)))
+        try:
+            if fd is None:
+                if isinstance(event, Started):
+                    self._open(event)
+            elif type(event) is Decided:  # most lines: written without the JSON encoder
+                os.write(fd, _decision_line(event))
+            elif type(event) is Dealt:
+                os.write(fd, _deal_line(event))
+            else:
+                os.write(fd, _line(_entry(event)))
+        except OSError:
+            self.close()
 
     def _open(self, event: Started) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -130,7 +138,8 @@ class JournalFeed:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-            self.path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                self.path.unlink(missing_ok=True)
 
 
 def _entry(event: TableEvent) -> dict[str, Any]:

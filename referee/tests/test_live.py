@@ -183,3 +183,13 @@ def test_a_finished_journal_is_not_listed_and_a_live_one_says_where_the_game_is(
     scored = json.loads(next(line for line in lines if '"scored"' in line))
     assert (journal.hand, journal.scores, journal.game) == (2, scored["scores"], "pair-00000-a")
     assert [p["name"] for p in journal.players] == ["random"] * 4
+
+
+def test_a_journal_that_cannot_be_written_is_given_up_and_the_game_goes_on(tmp_path):
+    (tmp_path / "match").mkdir()
+    (tmp_path / "match" / "live").write_text("a file where the journals' folder would be")
+    feed = _publisher(tmp_path).feed("pair-00000-a")
+    table = Table([BotPlayer(RandomBot(s)) for s in range(4)], seed=1, watchers=[feed])
+    record = play_in_process(table.play()).record
+    assert record["result"] is not None
+    feed.close()

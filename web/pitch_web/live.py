@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -63,7 +62,6 @@ KEEPALIVE_S = 15.0
 browser is noticed."""
 RECORD_WAIT_S = 3.0
 """How long a stream waits, after the game's end, for its record to be written."""
-_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 class LiveGameOut(BaseModel):
@@ -113,9 +111,12 @@ def live_key(source: Source, key: str) -> LiveKey:
         NotFound: ``key`` cannot name a live game.
     """
     parts = key.split("/")
-    if len(parts) > SEARCH_DEPTH + 1 or not all(_PART.fullmatch(part) for part in parts):
+    if len(parts) > SEARCH_DEPTH + 1 or any(part in ("", ".", "..") for part in parts):
         raise NotFound(f"no live game {key}")
-    return LiveKey(key, source.folder.joinpath(*parts[:-1]), parts[-1])
+    match_root = source.folder.joinpath(*parts[:-1])
+    if "\x00" in key or not match_root.resolve().is_relative_to(source.folder.resolve()):
+        raise NotFound(f"no live game {key}")
+    return LiveKey(key, match_root, parts[-1])
 
 
 def key_of(folder: Path, journal: Journal) -> str:

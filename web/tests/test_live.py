@@ -135,7 +135,8 @@ def test_a_finished_game_is_not_listed_and_its_live_page_sends_to_its_record(cli
 def test_an_unknown_or_malformed_key_is_a_404(client):
     response = client.get("/api/live/m-random/pair-00009-a/events")
     assert response.status_code == 404 and "no live game" in response.json()["detail"]
-    assert client.get("/api/live/../../etc/events").status_code == 404
+    assert client.get("/api/live/%2e%2e/%2e%2e/etc/events").status_code == 404
+    assert client.get("/api/live/a/b/c/d/events").status_code == 404
     page = client.get("/live/m-random/pair-00009-a")
     assert page.status_code == 404 and "no live game" in page.text
     assert "Traceback" not in page.text
@@ -194,3 +195,13 @@ def test_a_ladder_lists_the_games_of_its_match_folders_and_shows_a_finished_one(
         assert page.status_code == 200 and "timeline-data" in page.text
         assert "live-status" not in page.text  # the finished game, not a live one
     source.close()
+
+
+def test_a_match_folder_with_a_space_in_its_name_is_listed_and_followed(client, served):
+    feed = JournalPublisher.for_match(served / "my match", 30).feed(GAME)
+    table = Table([BotPlayer(RandomBot(seat)) for seat in range(4)], seed=9, watchers=[feed])
+    play_in_process(table.play())
+    _cut_after_deal(feed.path, 1)
+    (game,) = client.get("/api/live").json()
+    assert game["key"] == f"my match/{GAME}" and game["url"] == f"/live/my%20match/{GAME}"
+    assert client.get(game["url"]).status_code == 200
