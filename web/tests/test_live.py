@@ -71,10 +71,10 @@ def client(served: Path) -> TestClient:
     return TestClient(create_app(FolderSource(served)))
 
 
-def _events(client: TestClient, url: str) -> list[tuple[str, dict]]:
+def _events(client: TestClient, url: str, headers: dict | None = None) -> list[tuple[str, dict]]:
     """The events of a stream that ends."""
     events, name = [], None
-    with client.stream("GET", url) as response:
+    with client.stream("GET", url, headers=headers) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         for line in response.iter_lines():
@@ -117,6 +117,8 @@ def test_the_stream_sends_the_timeline_so_far_then_the_rest_then_the_end(client,
     end = events[-1][1]
     assert end["header"]["result"] == record["result"]
     assert end["view"] == f"/view/{MATCH}/games/{GAME}.json.gz"
+    resumed = _events(client, f"/api/live/{KEY}/events", {"Last-Event-ID": str(so_far + 5)})
+    assert resumed[0][1]["from"] == so_far + 5  # a reconnecting browser resumes where it was
 
 
 def test_a_finished_game_is_not_listed_and_its_live_page_sends_to_its_record(client, served):
