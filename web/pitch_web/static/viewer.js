@@ -117,7 +117,7 @@
     return {
       hand: 0, dealer: null, scores: [0, 0], hands: four(), bids: [null, null, null, null],
       contract: null, trump: null, order: null, points: null, out: four(), discards: four(),
-      picked: four(), centre: [], fill: null, pile: [], looker: null, looks: [], trick: [],
+      picked: four(), centre: [], fill: null, pile: [], looker: null, trick: [],
       trickDone: null, tricks: 0, taken: [0, 0], scored: null, end: null, faults: [], step: null,
     };
   }
@@ -148,7 +148,6 @@
         table.picked[step.s] = step.cards;
         break;
       case "stock":
-        table.looks.push({ s: step.s, move: step.move, card: step.card, give: step.give });
         table.looker = step.looker;
         table.pile = step.pile ? table.pile.slice(table.pile.length - step.pile) : [];
         break;
