@@ -85,6 +85,16 @@ COMMANDS: dict[str, CommandEntry] = {
         "demo",
         "Run a small ladder of the sample bots and print its standings (about half a minute).",
     ),
+    "submit": CommandEntry(
+        "submit",
+        "submit",
+        "Submit a bot folder to a Pitch Arena server: packed, uploaded, checked there.",
+    ),
+    "scheduler": CommandEntry(
+        "scheduler",
+        "app",
+        "See, pause or resume a ladder's scheduler, here or through its server.",
+    ),
     "ladder": CommandEntry(
         "ladder",
         "app",

@@ -1,6 +1,12 @@
 """``pitch serve``: the web application (pages, game viewer, live games, API) on a ladder,
 a match folder or a folder of records, served by uvicorn until Ctrl-C.
 
+On a ladder it is the arena as a service as well: authors submit, retire and read their
+bots over HTTP (``pitch_web.service``), and the scheduler plays in a thread of its own
+beside the server (``pitch_ladder.scheduler``) until the server stops. Settings come from
+``--config`` (``pitch_web.settings``), options on the command line winning. Each request
+and each scheduler step is logged to stderr.
+
 The listening socket is bound here, before uvicorn starts, so that a port in use is one
 line of error and the address printed is one that answers. FastAPI, uvicorn and the
 ladder's database code are imported when the command runs, never for ``pitch --help``.
@@ -19,10 +25,15 @@ import typer
 from pitch_referee.errors import PitchError
 
 if TYPE_CHECKING:
-    from pitch_web.source import Source
+    import threading
+
+    from pitch_web.settings import ServeSettings
+    from pitch_web.source import LadderSource, Source
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+STOP_WAIT_S = 30.0
+"""How long a stopping server waits for the scheduler's step; what is left resumes later."""
 
 
 def serve(
@@ -52,31 +63,94 @@ def serve(
         ),
     ] = None,
     host: Annotated[
-        str, typer.Option("--host", help="Address to listen on; 0.0.0.0 shows it to the network.")
-    ] = DEFAULT_HOST,
+        str | None,
+        typer.Option(
+            "--host",
+            help="Address to listen on; 0.0.0.0 shows it to the network "
+            f"[default: {DEFAULT_HOST}].",
+            show_default=False,
+        ),
+    ] = None,
     port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0: any free one).")
-    ] = DEFAULT_PORT,
+        int | None,
+        typer.Option(
+            "--port",
+            min=0,
+            max=65535,
+            help=f"Port to listen on (0: any free one) [default: {DEFAULT_PORT}].",
+            show_default=False,
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            envvar="PITCH_SERVE_CONFIG",
+            help="A settings file (TOML): server, scheduler, upload limits (docs/deployment.md).",
+            show_default=False,
+        ),
+    ] = None,
+    scheduler: Annotated[
+        bool | None,
+        typer.Option(
+            "--scheduler/--no-scheduler",
+            help="On a ladder, keep playing matches while serving [default: on].",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", min=1, help="Matches the scheduler plays at once [default: the cores]."
+        ),
+    ] = None,
+    trust_bots: Annotated[
+        bool,
+        typer.Option(
+            "--trust-bots",
+            help="Where the machine cannot sandbox bots, run them anyway (only bots you trust).",
+        ),
+    ] = False,
 ) -> None:
     """Serve a ladder, a match folder or a folder of records in the browser, with its API.
 
     Pages: the standings, bots, matches and games of a ladder, or the matches and records
     of a folder; every game opens in the viewer; the JSON API is under /api (/docs).
     """
+    from pitch_web.settings import ServeSettings
+
     if folder is not None and ladder is not None:
         raise PitchError("give a folder or --ladder, not both")
+    settings = _overridden(ServeSettings.load(config), scheduler, workers)
     target = folder if folder is not None else ladder or Path("ladder-data")
     source = open_folder(target, db, ladder_only=folder is None)
     try:
-        listener = listen(host, port)
+        host = host or settings.server.host
+        listener = listen(host, settings.server.port if port is None else port)
         address = f"http://{_shown_host(host)}:{listener.getsockname()[1]}/"
         run(
             source,
             listener,
             lambda: print(f"serving {source.title} at {address} (Ctrl-C stops)", flush=True),
+            settings,
+            trust_bots=trust_bots,
         )
     finally:
         source.close()
+
+
+def _overridden(
+    settings: ServeSettings, scheduler: bool | None, workers: int | None
+) -> ServeSettings:
+    """``settings`` with the command line's options in place of the file's."""
+    from dataclasses import replace
+
+    schedule = settings.scheduler
+    if scheduler is not None:
+        schedule = replace(schedule, enabled=scheduler)
+    if workers is not None:
+        schedule = replace(schedule, workers=workers)
+    return replace(settings, scheduler=schedule)
 
 
 def open_folder(folder: Path, db: str | None, *, ladder_only: bool = False) -> Source:
@@ -122,13 +196,42 @@ def listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def run(source: Source, listener: socket.socket, on_ready: Callable[[], None]) -> None:
-    """Serve ``source`` on ``listener`` until Ctrl-C (or SIGTERM); ``on_ready`` once listening."""
+def run(
+    source: Source,
+    listener: socket.socket,
+    on_ready: Callable[[], None],
+    settings: ServeSettings | None = None,
+    *,
+    trust_bots: bool = False,
+) -> None:
+    """Serve ``source`` on ``listener`` until Ctrl-C (or SIGTERM); ``on_ready`` once listening.
+
+    With ``settings`` and a ladder: the service's routes, and the scheduler (if enabled)
+    in a thread that the server's end stops after its current step.
+    """
+    import copy
+    import logging
+    import threading
+
     import uvicorn
 
     from pitch_web import create_app
+    from pitch_web.service import ServiceSettings, enable_service
+    from pitch_web.source import LadderSource
 
-    config = uvicorn.Config(create_app(source), log_level="warning", access_log=False)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    app = create_app(source)
+    stop = threading.Event()
+    playing: threading.Thread | None = None
+    if settings is not None and isinstance(source, LadderSource):
+        enable_service(app, ServiceSettings(settings.uploads, trust_bots))
+        if settings.scheduler.enabled:
+            playing = _start_scheduler(source, settings, trust_bots, stop)
+    logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)  # stdout is for the address
+    logs["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    config = uvicorn.Config(app, log_level="info" if settings else "warning", log_config=logs)
     server = uvicorn.Server(config)
     on_ready()
     try:
@@ -137,7 +240,43 @@ def run(source: Source, listener: socket.socket, on_ready: Callable[[], None]) -
         pass
     finally:
         listener.close()
+        stop.set()
+        if playing is not None:
+            playing.join(STOP_WAIT_S)
     print("stopped")
+
+
+def _start_scheduler(
+    source: LadderSource, settings: ServeSettings, trust_bots: bool, stop: threading.Event
+) -> threading.Thread:
+    """The scheduler playing in a daemon thread (a process that ends takes it along; its
+    unfinished step resumes on the next start, as after kill -9).
+
+    Raises:
+        LadderError: the machine cannot sandbox bots (and not ``trust_bots``).
+    """
+    import logging
+    import threading
+
+    from pitch_ladder.errors import LadderError
+    from pitch_ladder.scheduler import Scheduler
+
+    scheduler = Scheduler(
+        source.ladder,
+        settings.scheduler.settings(),
+        workers=settings.scheduler.workers,
+        trust_bots=trust_bots,
+    )
+
+    def play() -> None:
+        try:
+            scheduler.run(stop)
+        except LadderError as error:  # another run holds the ladder: serve all the same
+            logging.getLogger("pitch_ladder.scheduler").error("not playing: %s", error)
+
+    thread = threading.Thread(target=play, name="scheduler", daemon=True)
+    thread.start()
+    return thread
 
 
 def _shown_host(host: str) -> str:

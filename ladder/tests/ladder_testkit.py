@@ -7,12 +7,18 @@ import os
 import subprocess
 import sys
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
+from sqlalchemy import create_engine, text
 from sqlmodel import Session
 from typer.testing import CliRunner
 
 from pitch_cli import app
+from pitch_ladder.database import database_url
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion, Game, GameRecord, Match, now
 from pitch_ladder.standings import rerate
@@ -21,6 +27,8 @@ from pitch_referee.errors import PitchError
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "random"
 GREEDY = ROOT / "sample_bots" / "greedy"
+POSTGRES = os.environ.get("PITCH_TEST_POSTGRES_URL")
+"""PostgreSQL for the tests that run on both databases (``.ci/run`` sets it)."""
 QUICK = ["--games-per-match", "2", "--rule", "hand_cap=2"]
 """``ladder run`` options for short matches: one duplicate pair of two-hand games."""
 
@@ -157,3 +165,25 @@ def store_games(session: Session, games: list[Game]) -> None:
     session.add_all(GameRecord.model_validate({"game_id": game.id, "record": {}}) for game in games)
     rerate(session, {game.id for game in games if game.id is not None})
     session.commit()
+
+
+@contextmanager
+def fresh_database(kind: str, tmp_path: Path) -> Iterator[str]:
+    """The URL of a fresh, empty ladder database: a SQLite file under ``tmp_path``, or
+    (``kind`` "postgresql") a PostgreSQL schema of its own on ``POSTGRES``, selected
+    through libpq's ``options`` and dropped afterwards."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp_path / 'test-ladder.db'}"
+        return
+    assert POSTGRES, "PITCH_TEST_POSTGRES_URL is not set"
+    schema = f"ladder_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(database_url(tmp_path, POSTGRES))
+    with admin.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+    separator = "&" if "?" in POSTGRES else "?"
+    try:
+        yield f"{POSTGRES}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.begin() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()

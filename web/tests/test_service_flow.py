@@ -1,0 +1,152 @@
+"""The arena as a service, end to end over real HTTP on 127.0.0.1: a real ``pitch serve``
+process with its scheduler, authors using ``pitch submit`` and the API, on SQLite and on
+PostgreSQL; and the server killed with -9 in the middle of a game, then started again."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from test_serve import start, stop  # noqa: E402
+
+from pitch_ladder.ladder import Ladder  # noqa: E402
+
+pytestmark = pytest.mark.slow
+ROOT = HERE.parents[1]
+GREEDY, RANDOM = ROOT / "sample_bots" / "greedy", ROOT / "sample_bots" / "random"
+SETTINGS = """
+[scheduler]
+workers = 1
+games_per_match = 2
+matches_per_step = 1
+placement_matches = 1
+rules = { hand_cap = %d }
+"""
+
+
+def pitch(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pitch_cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def token(ladder: list[str | Path], name: str, *options: str) -> str:
+    added = pitch("ladder", "author", "add", name, *options, *ladder)
+    assert added.returncode == 0, added.stderr
+    return added.stdout.strip().splitlines()[-1]
+
+
+def api(address: str, path: str, token: str | None = None, method: str = "GET") -> tuple[int, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(f"{address}api/{path}", headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def wait_for(condition, what: str, seconds: float = 240) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.2)
+
+
+def new_ladder(tmp_path: Path, url: str, hand_cap: int) -> tuple[list[str | Path], Path]:
+    folder = tmp_path / "ladder"
+    where: list[str | Path] = ["--ladder", folder, "--db", url]
+    assert pitch("ladder", "init", *where).returncode == 0
+    settings = tmp_path / "arena.toml"
+    settings.write_text(SETTINGS % hand_cap)
+    return where, settings
+
+
+def test_two_authors_submit_the_scheduler_plays_and_each_reaches_only_their_own(
+    tmp_path: Path, db_url: str
+) -> None:
+    where, settings = new_ladder(tmp_path, db_url, hand_cap=2)
+    alice, bob = token(where, "alice"), token(where, "bob")
+    process, address = start("serve", *where, "--port", "0", "--config", settings)
+    try:
+        submitted = pitch("submit", GREEDY, "--server", address, env={"PITCH_TOKEN": alice})
+        assert submitted.returncode == 0, submitted.stderr
+        assert "accepted: greedy" in submitted.stdout
+        token_file = tmp_path / "bob.token"
+        token_file.write_text(bob + "\n")
+        submitted = pitch("submit", RANDOM, "--server", address, "--token-file", token_file)
+        assert submitted.returncode == 0, submitted.stderr
+
+        def played() -> bool:
+            lines = api(address, "standings")[1]
+            return len(lines) == 2 and all(line["games"] >= 4 for line in lines)
+
+        wait_for(played, "two steps of games")
+        status, logs = api(address, "bots/greedy/logs", alice)
+        assert status == 200 and logs and all("/A" in log["path"] for log in logs)
+        assert api(address, "bots/greedy/logs", bob)[0] == 403
+        assert api(address, "bots/greedy/retire", bob, "POST")[0] == 403
+        status, retired = api(address, "bots/random/retire", bob, "POST")
+        assert status == 200 and retired["bot"] == "random"
+        mine = api(address, "submissions", alice)[1]
+        assert [verdict["bot"] for verdict in mine] == ["greedy"]
+        stranger = pitch("submit", GREEDY, "--server", address, "--token", bob)
+        assert stranger.returncode == 1
+        assert "403" in stranger.stderr and "belongs to another author" in stranger.stderr
+        assert "Traceback" not in stranger.stderr
+    finally:
+        code, _, err = stop(process)
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert '"POST /api/submissions HTTP/1.1" 201' in err, "each request is logged"
+    assert "round 1: greedy vs random" in err, "each scheduler step is logged"
+
+
+def test_a_server_killed_mid_game_loses_and_repeats_no_game_when_started_again(
+    tmp_path: Path,
+) -> None:
+    where, settings = new_ladder(tmp_path, f"sqlite:///{tmp_path / 'ladder.db'}", hand_cap=6)
+    folder = Path(where[1])
+    with Ladder.open(folder, str(where[3])) as ladder:
+        ladder.submit(GREEDY)
+        ladder.submit(RANDOM)
+    settings.write_text(settings.read_text().replace("games_per_match = 2", "games_per_match = 8"))
+    process, address = start("serve", *where, "--port", "0", "--config", settings)
+    try:
+        wait_for(lambda: sum(line["games"] for line in api(address, "standings")[1]) >= 2, "games")
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate()
+    with Ladder.open(folder, str(where[3])) as ladder:
+        games_before = {(g.match_id, g.game_id) for g in ladder.games(limit=1000)}
+    assert 1 <= len(games_before) < 8, "the kill came after the first match ended"
+    process, address = start("serve", *where, "--port", "0", "--config", settings)
+    try:
+        wait_for(lambda: api(address, "scheduler")[1]["pending_matches"] == 0, "the resumed match")
+        assert api(address, "scheduler/pause", method="POST")[0] == 401  # no token
+        games = api(address, "games?limit=100")[1]["games"]
+    finally:
+        stop(process)
+    api_games_after_restart = [(int(game["match"]), game["game"]) for game in games]
+    assert len(api_games_after_restart) == len(set(api_games_after_restart))
+    assert games_before <= set(api_games_after_restart)
+    first_match = [key for key in api_games_after_restart if key[0] == 1]
+    assert len(first_match) == 8, "the interrupted match finished with all its games, once each"

@@ -1,0 +1,60 @@
+"""``pitch serve --config``: every key optional, every mistake one line naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pitch_referee.errors import PitchError
+from pitch_web.settings import ServeSettings
+
+
+def _load(tmp_path: Path, text: str) -> ServeSettings:
+    path = tmp_path / "arena.toml"
+    path.write_text(text)
+    return ServeSettings.load(path)
+
+
+def test_a_settings_file_sets_the_server_the_scheduler_and_the_upload_limits(tmp_path):
+    settings = _load(
+        tmp_path,
+        "[server]\nport = 8123\n[scheduler]\nworkers = 1\ninterval_s = 2\n"
+        "rules = { hand_cap = 3 }\n[uploads]\nmax_entries = 10\n",
+    )
+    assert settings.server.port == 8123 and settings.server.host == "127.0.0.1"
+    scheduler = settings.scheduler.settings()
+    assert scheduler.interval_s == 2 and scheduler.rules["hand_cap"] == 3
+    assert settings.scheduler.workers == 1 and settings.uploads.max_entries == 10
+
+
+def test_no_file_is_the_defaults():
+    assert ServeSettings.load(None) == ServeSettings()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[server]\nport = "x"', "[server] port must be int, not 'x'"),
+        ("[server]\nport = 70000", "70000 is not a port"),
+        ("[nope]\n", "unknown table [nope]"),
+        ("[scheduler]\nenabled = 1", "[scheduler] enabled must be bool"),
+        ("[scheduler]\nspeed = 1", "[scheduler] has no setting 'speed'"),
+        ("[scheduler]\nworkers = 0", "workers must be at least 1"),
+        ("[scheduler]\ngames_per_match = 0", "at least one game"),
+        ("[scheduler]\nrules = { bogus = 1 }", "unknown rule option 'bogus'"),
+        ("[uploads]\nmax_entries = true", "[uploads] max_entries must be int, not True"),
+        ("server = 3", "server must be a table"),
+        ("x = ", "not valid TOML"),
+    ],
+)
+def test_a_mistake_in_the_file_is_one_line_naming_it(tmp_path, text, message):
+    with pytest.raises(PitchError) as refusal:
+        _load(tmp_path, text)
+    assert message in str(refusal.value)
+    assert "\n" not in str(refusal.value)
+
+
+def test_a_missing_file_is_one_line(tmp_path):
+    with pytest.raises(PitchError, match="cannot read the settings file"):
+        ServeSettings.load(tmp_path / "missing.toml")
