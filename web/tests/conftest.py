@@ -45,9 +45,10 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """A headless Chromium for the whole session."""
+    """A headless Chromium for one test module: Playwright's sync API keeps an event loop
+    running while it is open, and tests after it that call ``asyncio.run`` would fail."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("PITCH_REQUIRE_BROWSER"):
             pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium package")
