@@ -17,7 +17,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Index, Integer, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, DateTime, Index, Integer, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 SQLModel.metadata.naming_convention = {
@@ -179,6 +179,12 @@ class Game(GameBase, table=True):
         Index("ix_game_round_match_id", "round", "match_id"),  # the Elo order
         Index("ix_game_a_version_id_id", "a_version_id", "id"),  # a version's games, newest
         Index("ix_game_b_version_id_id", "b_version_id", "id"),
+        Index(  # the games with faults, newest first: few among many (the web's filter)
+            "ix_game_faulty_id",
+            "id",
+            sqlite_where=text("faults > 0"),
+            postgresql_where=text("faults > 0"),
+        ),
     )
     id: int | None = Field(default=None, primary_key=True)
 
