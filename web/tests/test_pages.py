@@ -93,6 +93,9 @@ def test_a_missing_bot_or_game_is_the_404_page(page, ladder_site, screenshot):
     assert response is not None and response.status == 404
     assert "no bot named 'nobody'" in page.locator(".error .message").inner_text()
     screenshot("missing-bot")
+    response = page.goto(f"{ladder_site}/view/999")
+    assert response is not None and response.status == 404
+    assert "no game 999" in page.locator(".error .message").inner_text()
     response = page.goto(f"{ladder_site}/matches/999")
     assert response is not None and response.status == 404
     response = page.goto(f"{ladder_site}/games?bot=beta&result=won&version=zzzz")
