@@ -54,7 +54,9 @@ def get_json(url: str) -> object:
 
 def test_serve_answers_the_standings_and_stops_cleanly_on_ctrl_c(tmp_path):
     build_ladder(f"sqlite:///{tmp_path / 'ladder' / 'ladder.db'}", tmp_path).close()
-    process, address = start("serve", "--ladder", tmp_path / "ladder", "--port", "0")
+    process, address = start(
+        "serve", "--ladder", tmp_path / "ladder", "--port", "0", "--no-scheduler"
+    )
     try:
         assert address.startswith("http://127.0.0.1:")
         standings = get_json(f"{address}api/standings")
