@@ -15,7 +15,8 @@ The ladder is ``bench/scale.py``'s synthetic one (its ``build``: the ladder's ow
 one round robin, results from fixed strengths, a real one-hand record per game). Each
 API call goes through the whole application (FastAPI's test client: routing, the
 ``Source``, the response models, JSON), median of ``--repeats``; the first standings
-read after the build (which fits the games) is timed on its own.
+read after new games (the kept fit is dropped first, as a new game makes it stale: this
+read fits the games again) is timed on its own.
 
 The viewer: a 200-hand game (greedy bots, a target no team reaches) served by uvicorn
 from a folder, opened in Debian's Chromium through Playwright; the browser's own
@@ -44,8 +45,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))  # bench/scale.py
 
 from scale import _postgres_schema, build
+from sqlalchemy import delete
+from sqlmodel import Session
 
 from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import FitState
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
@@ -71,6 +75,9 @@ def api_times(folder: Path, url: str | None, repeats: int) -> dict[str, float]:
     from fastapi.testclient import TestClient
 
     source = LadderSource(folder, url)
+    with Session(source.ladder.engine) as session:  # as new games do: the kept fit is stale
+        session.exec(delete(FitState))  # type: ignore[call-overload]
+        session.commit()
     results: dict[str, float] = {}
     with TestClient(create_app(source)) as client:
 
@@ -95,7 +102,7 @@ def api_times(folder: Path, url: str | None, repeats: int) -> dict[str, float]:
             "games of a bot, newest 50": "/api/games?bot=bot0001",
             "games of a bot it won": "/api/games?bot=bot0001&result=won",
             "games of a bot with faults (none)": "/api/games?bot=bot0001&fault=true",
-            "games with faults (none: reads them all)": "/api/games?fault=true",
+            "games with faults (none)": "/api/games?fault=true",
             "matches, newest 50": "/api/matches",
             "matches of a bot": "/api/matches?bot=bot0001",
             "bots": "/api/bots",
