@@ -41,6 +41,36 @@ class NullPublisher:
         return NullFeed()
 
 
+class TimedPublisher:
+    """The journal, with the time spent in its feeds (their events and their closing)
+    added up: the match runs its one worker on a thread of this process."""
+
+    def __init__(self, publisher: Any) -> None:
+        self.publisher = publisher
+        self.seconds = 0.0
+        self.games = 0
+
+    def feed(self, game_id: str) -> Any:
+        self.games += 1
+        return TimedFeed(self.publisher.feed(game_id), self)
+
+
+class TimedFeed:
+    def __init__(self, feed: Any, publisher: TimedPublisher) -> None:
+        self.feed = feed
+        self.publisher = publisher
+
+    def __call__(self, event: object) -> None:
+        started = time.perf_counter()
+        self.feed(event)
+        self.publisher.seconds += time.perf_counter() - started
+
+    def close(self) -> None:
+        started = time.perf_counter()
+        self.feed.close()
+        self.publisher.seconds += time.perf_counter() - started
+
+
 def in_process(games: int, folder: Path) -> dict[str, float]:
     from pitch_referee.live import JournalPublisher
     from pitch_sdk.bots import RandomBot
@@ -93,11 +123,20 @@ def real_matches(games: int, rounds: int, folder: Path) -> dict[str, list[float]
         games=games, seed=1, concurrency=1, sandbox="off", rules={"hand_cap": 60}
     )
     journal = running.JournalPublisher.for_match
-    rates: dict[str, list[float]] = {"with": [], "without": []}
+    made: list[TimedPublisher] = []
+
+    def timed_journal(root: Path, silence: float) -> TimedPublisher:
+        made.append(TimedPublisher(journal(root, silence)))
+        return made[-1]
+
+    def no_journal(root: Path, silence: float) -> NullPublisher:
+        return NullPublisher()
+
+    rates: dict[str, list[float]] = {"with": [], "without": [], "feed_ms_per_game": []}
     for number in range(rounds):
         for setup in ("with", "without") if number % 2 == 0 else ("without", "with"):
-            if setup == "without":
-                running.JournalPublisher.for_match = lambda root, silence: NullPublisher()  # type: ignore[assignment, method-assign]
+            publish = timed_journal if setup == "with" else no_journal
+            running.JournalPublisher.for_match = publish  # type: ignore[assignment, method-assign]
             try:
                 started = time.perf_counter()
                 root = folder / f"{setup}-{number}"
@@ -105,7 +144,23 @@ def real_matches(games: int, rounds: int, folder: Path) -> dict[str, list[float]
                 rates[setup].append(summary.games_played / (time.perf_counter() - started))
             finally:
                 running.JournalPublisher.for_match = journal  # type: ignore[method-assign]
+            if setup == "with":
+                rates["feed_ms_per_game"].append(made[-1].seconds / made[-1].games * 1000)
     return rates
+
+
+def events_per_game(folder: Path) -> float:
+    """Table events per game of the real matches with the journal: a start, a deal and a
+    score per hand, a line per decision and per fault, and the end."""
+    from pitch_sdk.record import load_record
+
+    counts = []
+    for path in folder.glob("with-*/games/*.json*"):
+        record = load_record(path)
+        hands = record["hands"]
+        decisions = sum(len(hand["decisions"]) for hand in hands)
+        counts.append(2 + 2 * len(hands) + decisions + len(record["faults"]))
+    return statistics.mean(counts)
 
 
 def following(folder: Path) -> dict[str, float]:
@@ -157,11 +212,17 @@ def main() -> None:
             f" ({local['events_per_game']:.0f} events a game)"
         )
         rates = real_matches(options.match_games, options.rounds, folder / "matches")
-        for setup, values in rates.items():
-            shown = ", ".join(f"{value:.2f}" for value in values)
+        for setup in ("with", "without"):
+            shown = ", ".join(f"{value:.2f}" for value in rates[setup])
             print(f"real matches {setup} the journal: {shown} games/s")
         mean = {setup: statistics.mean(values) for setup, values in rates.items()}
         print(f"real matches: with / without {mean['with'] / mean['without']:.3f}")
+        events = events_per_game(folder / "matches")
+        print(
+            f"real matches: {events:.0f} events a game; time inside the feed"
+            f" {mean['feed_ms_per_game']:.2f} ms a game (its start and close included),"
+            f" {1000 / mean['with']:.1f} ms a game in all"
+        )
         follow = following(folder / "follow")
         print(
             f"following a {follow['hands']}-hand game: the whole journal replayed into a"
