@@ -73,20 +73,20 @@ def test_a_viewer_opened_mid_game_follows_a_real_match_to_its_end(
 ):
     served = tmp_path / "served"
     served.mkdir()
-    match = subprocess.Popen(
-        [sys.executable, "-m", "pitch_cli", "match", str(slow_bot), str(slow_bot),
-         "--games", "1", "--no-duplicate", "--concurrency", "1", "--sandbox", "off",
-         "--rule", "hand_cap=2", "--seed", "5", "--out", str(served / "m-slow")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        with serve(create_app(FolderSource(served))) as server:
-            live = _wait_for(lambda: _get_json(f"{server.url}/api/live"), 60, "the game to start")
-            (game,) = live
+    command = [sys.executable, "-m", "pitch_cli", "match", str(slow_bot), str(slow_bot),
+               "--games", "1", "--no-duplicate", "--concurrency", "1", "--sandbox", "off",
+               "--rule", "hand_cap=3", "--seed", "5", "--out", str(served / "m-slow")]  # fmt: skip
+    with serve(create_app(FolderSource(served))) as server:
+        page.goto(f"{server.url}/live")
+        assert page.get_by_test_id("live-empty").is_visible()
+        match = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            link = page.get_by_role("link", name="pair-00000-a")
+            link.wait_for(timeout=30_000)  # the list refreshes itself
+            (game,) = _get_json(f"{server.url}/api/live")
             assert game["key"] == "m-slow/pair-00000-a" and game["players"] == ["slow"] * 4
-            page.goto(f"{server.url}/live")
             screenshot("list")
-            page.get_by_role("link", name="pair-00000-a").click()
+            link.click()
             page.wait_for_selector("[data-testid=live-status]")
             result = page.get_by_test_id("result")
             assert "in progress" in result.inner_text()
@@ -109,8 +109,8 @@ def test_a_viewer_opened_mid_game_follows_a_real_match_to_its_end(
             screenshot("finished")
             assert page.evaluate("window.openedOnce === true")  # followed without a reload
             assert _get_json(f"{server.url}/api/live") == []
-        assert match.wait(timeout=60) == 0
-    finally:
-        match.kill()
-        match.wait()
+            assert match.wait(timeout=60) == 0
+        finally:
+            match.kill()
+            match.wait()
     assert not list((served / "m-slow" / "live").glob("*.jsonl"))
