@@ -22,9 +22,10 @@ The viewer: a 200-hand game (greedy bots, a target no team reaches) served by uv
 from a folder, opened in Debian's Chromium through Playwright; the browser's own
 timings (``performance``), from navigation start: first contentful paint, DOM interactive,
 the end of the DOMContentLoaded handlers (the viewer boots there: the table drawn and
-the controls listening) and the load event; the first load (the server builds the
-game's timeline) on its own, then the median of ``--repeats`` fresh pages (the
-timeline kept).
+the controls listening) and the load event. After a first page of the site (which
+starts the browser's and the server's work), the game's first load (the server makes
+its timeline) on its own, then the median of ``--repeats`` fresh pages (the timeline
+kept).
 """
 
 from __future__ import annotations
@@ -159,7 +160,10 @@ def viewer_times(repeats: int) -> dict[str, float]:
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-                for _ in range(repeats + 1):  # the first warms the server and the browser
+                warm = browser.new_page()  # the browser's and the server's first page
+                warm.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+                warm.close()
+                for _ in range(repeats + 1):  # the first: the game's timeline is made
                     page = browser.new_page()
                     page.goto(url, wait_until="load")
                     timings = page.evaluate(
@@ -167,6 +171,7 @@ def viewer_times(repeats: int) -> dict[str, float]:
                           const nav = performance.getEntriesByType('navigation')[0];
                           const paint = performance.getEntriesByName('first-contentful-paint')[0];
                           return {
+                            'server answer (first byte)': nav.responseStart,
                             'first contentful paint': paint ? paint.startTime : null,
                             'DOM interactive': nav.domInteractive,
                             'interactive (the viewer booted)': nav.domContentLoadedEventEnd,
