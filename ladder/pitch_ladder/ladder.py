@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import heapq
 import json
-import os
 import shutil
+import tempfile
 import time
 import tomllib
 from collections.abc import Callable
@@ -43,7 +43,7 @@ from .browse import BotPage, MatchInfo, RatingPoint, version_names
 from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
 from .executor import local_pool
-from .lock import RunLock
+from .lock import RunLock, waiting_lock
 from .models import Bot, BotVersion, Game, GameRecord, Match, VersionRating
 from .ownership import claim_database, new_ladder_id
 from .runner import (
@@ -66,6 +66,8 @@ from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_tes
 
 LADDER_FILE = "ladder.toml"
 BOTS_FOLDER = "bots"
+SCRATCH_FOLDER = "tmp"
+"""Submissions in progress: scratch copies and per-name locks."""
 SMOKE_FOLDER = "smoke"
 """Where a refused bot's smoke test stays, for its author: ``smoke/<name>-<hash12>/``."""
 
@@ -315,43 +317,47 @@ class Ladder:
         check_name(name)
         digest = content_hash(manifest.folder)
         relative = f"{BOTS_FOLDER}/{name}/{digest[:12]}"
-        with Session(self.engine) as session:
-            owner = author_named(session, author)
-            bot = session.exec(select(Bot).where(Bot.name == name)).first()
-            if bot is not None:
-                check_owner(bot, owner)
-                known = session.exec(
-                    select(BotVersion).where(
-                        BotVersion.bot_id == bot.id, BotVersion.content_hash == digest
-                    )
-                ).first()
-                if known is not None:
-                    reactivated = not bot.active
-                    bot.active = True
-                    session.commit()
-                    label = version_label(known)
-                    return Submission(name, label, self.folder / known.folder, False, reactivated)
-        target = self.folder / relative
-        self._stage(manifest.folder, target, name)
-        try:
-            return self._store(name, digest, relative, author)
-        except IntegrityError:  # the same version stored meanwhile: its copy is ``target``
-            raise LadderError(f"{name} was submitted by another command meanwhile") from None
-        except BaseException:
-            shutil.rmtree(target, ignore_errors=True)
-            raise
+        # One submission of a name at a time (a server submits from many threads): the
+        # second of two identical ones then finds the first's version instead of racing it.
+        with waiting_lock(self.folder / SCRATCH_FOLDER / f"submit-{name}.lock"):
+            with Session(self.engine) as session:
+                owner = author_named(session, author)
+                bot = session.exec(select(Bot).where(Bot.name == name)).first()
+                if bot is not None:
+                    check_owner(bot, owner)
+                    known = session.exec(
+                        select(BotVersion).where(
+                            BotVersion.bot_id == bot.id, BotVersion.content_hash == digest
+                        )
+                    ).first()
+                    if known is not None:
+                        reactivated = not bot.active
+                        bot.active = True
+                        session.commit()
+                        label = version_label(known)
+                        folder = self.folder / known.folder
+                        return Submission(name, label, folder, False, reactivated)
+            target = self.folder / relative
+            self._stage(manifest.folder, target, name)
+            try:
+                return self._store(name, digest, relative, author)
+            except IntegrityError:  # the same version stored meanwhile: its copy is ``target``
+                raise LadderError(f"{name} was submitted by another command meanwhile") from None
+            except BaseException:
+                shutil.rmtree(target, ignore_errors=True)
+                raise
 
     def _stage(self, source: Path, target: Path, name: str) -> None:
         """Copy the bot to a scratch folder, smoke-test the copy, then move it to ``target``.
 
         A refused bot's smoke test stays in ``smoke/<name>-<hash12>/`` for its author.
         """
-        scratch = self.folder / "tmp" / f"submit-{os.getpid()}"
+        (self.folder / SCRATCH_FOLDER).mkdir(exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f"submit-{name}-", dir=self.folder / SCRATCH_FOLDER))
+        scratch.chmod(0o755)  # mkdtemp's 0700 would shut out the sandbox's unprivileged user
         smoke = self.folder / SMOKE_FOLDER / f"{name}-{target.name}"
-        shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(smoke, ignore_errors=True)
         try:
-            scratch.mkdir(parents=True)
             copy = copy_bot(source, scratch, name)
             smoke_test(copy, smoke)
             shutil.rmtree(smoke)

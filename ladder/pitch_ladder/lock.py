@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -82,3 +83,14 @@ def _holder(file: IO[str]) -> int | None:
     file.seek(0)
     text = file.read().strip()
     return int(text) if text.isdigit() else None
+
+
+@contextmanager
+def waiting_lock(path: Path) -> Iterator[None]:
+    """Hold the lock file ``path``, waiting for its holder: for short critical sections,
+    such as one submission of a bot name at a time (the threads of one server included:
+    each opens the file anew, and ``flock`` excludes other open files)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        yield

@@ -24,15 +24,15 @@ from typing import BinaryIO
 
 from sqlmodel import Session, col, select
 
+from pitch_referee.errors import BotError
+
 from .archive import ArchiveError, ArchiveLimits, unpack
 from .authors import ForbiddenError, check_owner
 from .errors import LadderError
-from .ladder import SMOKE_FOLDER, Ladder
+from .ladder import SCRATCH_FOLDER, SMOKE_FOLDER, Ladder
 from .models import Author, Bot, BotVersion, Match, SubmissionVerdict
 from .submit import content_hash
 
-SCRATCH = "tmp"
-"""Where uploads are unpacked, inside the ladder folder (the same file system as ``bots/``)."""
 VERDICTS_SHOWN = 50
 
 
@@ -73,7 +73,7 @@ def submit_upload(
     Raises:
         ForbiddenError: the bot's name belongs to another author (nothing is kept).
     """
-    scratch = ladder.folder / SCRATCH / f"upload-{uuid.uuid4().hex}"
+    scratch = ladder.folder / SCRATCH_FOLDER / f"upload-{uuid.uuid4().hex}"
     scratch.parent.mkdir(parents=True, exist_ok=True)
     bot, digest = "", ""
     try:
@@ -82,7 +82,7 @@ def submit_upload(
         stored = ladder.submit(scratch, author=author.name, trust_bots=trust_bots)
     except ForbiddenError:
         raise
-    except (ArchiveError, LadderError) as refusal:
+    except (ArchiveError, LadderError, BotError) as refusal:
         return _keep(ladder, author, bot, digest, accepted=False, reason=str(refusal))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -45,7 +45,8 @@ def test_an_accepted_upload_is_stored_once_and_identical_content_again_is_a_no_o
     assert (first.accepted, first.new, first.bot) == (True, True, "greedy")
     assert (again.accepted, again.new, again.version) == (True, False, first.version)
     assert [bot.name for bot in ladder.bots()] == ["greedy"]
-    assert not list((ladder.folder / "tmp").iterdir()), "the upload's scratch folder is gone"
+    left = [path.name for path in (ladder.folder / "tmp").iterdir()]
+    assert left == ["submit-greedy.lock"], "the upload's scratch folders are gone"
 
 
 def test_a_refused_archive_is_a_verdict_with_its_reason_and_stores_nothing(

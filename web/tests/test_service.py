@@ -110,7 +110,7 @@ def test_a_crafted_archive_is_refused_with_a_reason_naming_the_entry(
     assert named in answer["detail"] and answer["detail"].startswith("refused")
     assert arena.client.get("/api/bots").json() == []
     assert outside() == before
-    assert not list((arena.ladder.folder / "tmp").iterdir()), "nothing left of the upload"
+    assert not list((arena.ladder.folder / "tmp").glob("upload-*")), "nothing left of the upload"
     mine = arena.client.get("/api/submissions", headers=arena.as_("alice")).json()
     assert [verdict["accepted"] for verdict in mine] == [False]
 
