@@ -16,6 +16,7 @@ Run by hand: ``uv run python bench/live.py``. Results go in ``bench/RESULTS.md``
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import tempfile
 import time
@@ -49,6 +50,14 @@ class TimedPublisher:
         self.publisher = publisher
         self.seconds = 0.0
         self.games = 0
+        self.by_kind: dict[str, list[float]] = {}
+        """Seconds and count, by event kind (and ``close``)."""
+
+    def add(self, kind: str, seconds: float) -> None:
+        self.seconds += seconds
+        spent = self.by_kind.setdefault(kind, [0.0, 0])
+        spent[0] += seconds
+        spent[1] += 1
 
     def feed(self, game_id: str) -> Any:
         self.games += 1
@@ -63,12 +72,12 @@ class TimedFeed:
     def __call__(self, event: object) -> None:
         started = time.perf_counter()
         self.feed(event)
-        self.publisher.seconds += time.perf_counter() - started
+        self.publisher.add(type(event).__name__, time.perf_counter() - started)
 
     def close(self) -> None:
         started = time.perf_counter()
         self.feed.close()
-        self.publisher.seconds += time.perf_counter() - started
+        self.publisher.add("close", time.perf_counter() - started)
 
 
 def in_process(games: int, folder: Path) -> dict[str, float]:
@@ -114,7 +123,7 @@ def in_process(games: int, folder: Path) -> dict[str, float]:
     }
 
 
-def real_matches(games: int, rounds: int, folder: Path) -> dict[str, list[float]]:
+def real_matches(games: int, rounds: int, folder: Path) -> tuple[dict[str, list[float]], Any]:
     from pitch_referee.match import Entrant, MatchSettings, run_match, running
 
     greedy = Entrant.from_argument(str(ROOT / "sample_bots" / "greedy"))
@@ -132,21 +141,45 @@ def real_matches(games: int, rounds: int, folder: Path) -> dict[str, list[float]
     def no_journal(root: Path, silence: float) -> NullPublisher:
         return NullPublisher()
 
-    rates: dict[str, list[float]] = {"with": [], "without": [], "feed_ms_per_game": []}
+    rates: dict[str, list[float]] = {
+        "with": [],
+        "without": [],
+        "with_cpu_ms": [],
+        "without_cpu_ms": [],
+        "feed_ms_per_game": [],
+    }
     for number in range(rounds):
         for setup in ("with", "without") if number % 2 == 0 else ("without", "with"):
             publish = timed_journal if setup == "with" else no_journal
             running.JournalPublisher.for_match = publish  # type: ignore[assignment, method-assign]
             try:
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), _cpu_seconds()
                 root = folder / f"{setup}-{number}"
                 summary = run_match(greedy, random, settings, root, announce=lambda _: None)
                 rates[setup].append(summary.games_played / (time.perf_counter() - started))
+                cpu_ms = (_cpu_seconds() - cpu) / summary.games_played * 1000
+                rates[f"{setup}_cpu_ms"].append(cpu_ms)
             finally:
                 running.JournalPublisher.for_match = journal  # type: ignore[method-assign]
             if setup == "with":
                 rates["feed_ms_per_game"].append(made[-1].seconds / made[-1].games * 1000)
-    return rates
+    by_kind: dict[str, list[float]] = {}
+    for timed in made:
+        for kind, (seconds, count) in timed.by_kind.items():
+            total = by_kind.setdefault(kind, [0.0, 0])
+            total[0] += seconds
+            total[1] += count
+    return rates, by_kind
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process (the referee) and its finished children (the bots, which
+    a match reaps when it ends): less sensitive than the wall clock to a shared machine."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def events_per_game(folder: Path) -> float:
@@ -211,18 +244,26 @@ def main() -> None:
             f" {local['feed_us_per_event']:.1f} us an event"
             f" ({local['events_per_game']:.0f} events a game)"
         )
-        rates = real_matches(options.match_games, options.rounds, folder / "matches")
+        rates, by_kind = real_matches(options.match_games, options.rounds, folder / "matches")
         for setup in ("with", "without"):
             shown = ", ".join(f"{value:.2f}" for value in rates[setup])
-            print(f"real matches {setup} the journal: {shown} games/s")
+            cpu = ", ".join(f"{value:.1f}" for value in rates[f"{setup}_cpu_ms"])
+            print(f"real matches {setup} the journal: {shown} games/s; CPU {cpu} ms a game")
         mean = {setup: statistics.mean(values) for setup, values in rates.items()}
-        print(f"real matches: with / without {mean['with'] / mean['without']:.3f}")
+        print(
+            f"real matches: with / without {mean['with'] / mean['without']:.3f} games/s,"
+            f" CPU a game {mean['with_cpu_ms'] - mean['without_cpu_ms']:+.1f} ms"
+        )
         events = events_per_game(folder / "matches")
         print(
             f"real matches: {events:.0f} events a game; time inside the feed"
             f" {mean['feed_ms_per_game']:.2f} ms a game (its start and close included),"
             f" {1000 / mean['with']:.1f} ms a game in all"
         )
+        kinds = ", ".join(
+            f"{kind} {seconds / count * 1e6:.1f} us" for kind, (seconds, count) in by_kind.items()
+        )
+        print(f"real matches, inside the feed by event (mean): {kinds}")
         follow = following(folder / "follow")
         print(
             f"following a {follow['hands']}-hand game: the whole journal replayed into a"
