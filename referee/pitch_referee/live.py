@@ -334,6 +334,8 @@ class JournalReader:
         self.path = path
         self.header: dict[str, Any] | None = None
         self.finished = False
+        self.lines = 0
+        """How many lines are applied, the header included: how far the game has got."""
         self._recorder: GameRecorder | None = None
         self._offset = 0
         self._rest = b""
@@ -382,6 +384,7 @@ class JournalReader:
         if self._recorder is None:
             self.header = _header(line, self.path)
             self._recorder = _recorder(self.header["record"], self.path)
+            self.lines = 1
             return
         if self.finished:
             raise JournalError(f"{self.path}: a line after the game's end")
@@ -390,6 +393,7 @@ class JournalReader:
             _apply(self._recorder, entry)
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
             raise JournalError(f"{self.path}: unreadable line {line[:80]!r} ({error})") from None
+        self.lines += 1
         self.finished = entry["event"] == "end"
 
 

@@ -17,9 +17,12 @@ is the match folder). A game that has finished meanwhile is shown from its recor
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -257,6 +260,31 @@ async def _stream(request: Request, follower: _Follower) -> AsyncIterator[str]:
         await asyncio.sleep(max(POLL_S, BACKOFF * busy))
 
 
+class _SharedTimelines:
+    """The newest timelines of the games being followed, shared by their streams: a game
+    with many viewers is replayed once per new step, not once per viewer."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, at: tuple[Any, ...], compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        with self._lock:
+            if at in self._items:
+                self._items.move_to_end(at)
+                return self._items[at]
+        data = compute()  # outside the lock: streams of other games go on meanwhile
+        with self._lock:
+            self._items[at] = data
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return data
+
+
+_timelines = _SharedTimelines(size=32)
+
+
 class _Follower:
     """One stream's view of one game: what it has sent, and what is new in the journal."""
 
@@ -280,16 +308,22 @@ class _Follower:
             return self._gone(str(error))
         if self.reader.header is None:
             return []
-        events = self._steps(self.reader.record) if grew or not self.started else []
+        header = self.reader.header
+        at = (str(self.live.journal), header["pid"], header["started"], self.reader.lines)
+        events = self._steps(self.reader.record, at) if grew or not self.started else []
         if self.reader.finished:
             return events + self._end()
         if not grew and writer_gone(self.reader.header, self.live.journal):
             return events + self._gone("the game stopped before its end: its run was killed")
         return events
 
-    def _steps(self, record: dict[str, Any]) -> list[str]:
-        """The steps not sent yet: all of them, with the header, in the first event."""
-        data = timeline(record, game=self.live.key)
+    def _steps(self, record: dict[str, Any], at: tuple[Any, ...] | None = None) -> list[str]:
+        """The steps not sent yet: all of them, with the header, in the first event.
+
+        ``at`` names this moment of this game for the streams' shared timelines (None: a
+        finished record, read once)."""
+        compute = functools.partial(timeline, record, game=self.live.key)
+        data = compute() if at is None else _timelines.get(at, compute)
         self.header, steps = data["header"], data["steps"]
         if not self.started:
             self.started = True

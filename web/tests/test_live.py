@@ -21,6 +21,7 @@ from pitch_sdk.bots import RandomBot
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import BotPlayer
 from pitch_sdk.table import Table, play_in_process
+from pitch_web import live
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
@@ -207,3 +208,18 @@ def test_a_match_folder_with_a_space_in_its_name_is_listed_and_followed(client, 
     (game,) = client.get("/api/live").json()
     assert game["key"] == f"my match/{GAME}" and game["url"] == f"/live/my%20match/{GAME}"
     assert client.get(game["url"]).status_code == 200
+
+
+def test_viewers_of_one_game_share_its_timeline(client, served, monkeypatch):
+    _, record = _journaled_game(served)
+    _write_final(served, record)
+    replays = []
+
+    def counted(record, **options):
+        replays.append(options)
+        return timeline(record, **options)
+
+    monkeypatch.setattr(live, "timeline", counted)
+    first = _events(client, f"/api/live/{KEY}/events")
+    second = _events(client, f"/api/live/{KEY}/events")
+    assert first == second and len(replays) == 1
