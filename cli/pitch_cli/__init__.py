@@ -90,6 +90,11 @@ COMMANDS: dict[str, CommandEntry] = {
         "submit",
         "Submit a bot folder to a Pitch Arena server: packed, uploaded, checked there.",
     ),
+    "author": CommandEntry(
+        "author",
+        "app",
+        "Your bots on a server: submissions' verdicts, logs, retiring.",
+    ),
     "scheduler": CommandEntry(
         "scheduler",
         "app",

@@ -77,13 +77,18 @@ def call(
     token: str | None = None,
     body: bytes | None = None,
     content_type: str = "application/octet-stream",
+    *,
+    raw: bool = False,
 ) -> tuple[int, Any]:
-    """``method`` ``server``/``path``: the status and the JSON answer (2xx and 422 only).
+    """``method`` ``server``/``path``: the status and the JSON answer (2xx and 422 only),
+    or (``raw``) the answer as text.
 
     Raises:
         PitchError: the server cannot be reached, or answered any other error (its reason,
             on one line).
     """
+    if not server:
+        raise PitchError("no server: give --server URL, or set PITCH_SERVER")
     url = server.rstrip("/") + path
     if not url.startswith(("http://", "https://")):
         raise PitchError(f"--server {server}: give an http:// or https:// address")
@@ -95,7 +100,8 @@ def call(
     request = urllib.request.Request(url, data=body, headers=headers, method=method)
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
-            return answer.status, json.loads(answer.read() or b"null")
+            data = answer.read()
+            return answer.status, data.decode(errors="replace") if raw else json.loads(data)
     except urllib.error.HTTPError as error:
         detail = _detail(error)
         if error.code == 422:

@@ -104,10 +104,17 @@ def test_two_authors_submit_the_scheduler_plays_and_each_reaches_only_their_own(
         assert status == 200 and logs and all("/A" in log["path"] for log in logs)
         assert api(address, "bots/greedy/logs", bob)[0] == 403
         assert api(address, "bots/greedy/retire", bob, "POST")[0] == 403
-        status, retired = api(address, "bots/random/retire", bob, "POST")
-        assert status == 200 and retired["bot"] == "random"
-        mine = api(address, "submissions", alice)[1]
-        assert [verdict["bot"] for verdict in mine] == ["greedy"]
+        retired = pitch("author", "retire", "random", "--server", address, "--token", bob)
+        assert retired.returncode == 0 and retired.stdout.startswith("retired random")
+        active = {bot["name"]: bot["active"] for bot in api(address, "bots")[1]}
+        assert active == {"greedy": True, "random": False}
+        mine = pitch("author", "submissions", "--server", address, env={"PITCH_TOKEN": alice})
+        assert "greedy" in mine.stdout and "accepted" in mine.stdout
+        assert "random" not in mine.stdout
+        listed = pitch("author", "logs", "greedy", "--server", address, "--token", alice)
+        first = listed.stdout.split()[1]
+        shown = pitch("author", "logs", "greedy", first, "--server", address, "--token", alice)
+        assert shown.returncode == 0 and shown.stdout
         stranger = pitch("submit", GREEDY, "--server", address, "--token", bob)
         assert stranger.returncode == 1
         assert "403" in stranger.stderr and "belongs to another author" in stranger.stderr

@@ -1,0 +1,71 @@
+"""``pitch author ...``: what an author does on a Pitch Arena server besides submitting:
+read their uploads' verdicts, list and read their bots' logs, retire a bot. Every command
+takes the server and the author's token as ``pitch submit`` does."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+from urllib.parse import quote
+
+import typer
+
+from .remote import ServerOption, TokenFileOption, TokenOption, call, token_of
+
+app = typer.Typer(
+    name="author",
+    help="Your bots on a server: submissions' verdicts, logs, retiring.",
+    no_args_is_help=True,
+)
+
+BotArgument = Annotated[str, typer.Argument(help="The bot's name in the ladder.")]
+
+
+@app.command()
+def submissions(
+    server: ServerOption, token: TokenOption = None, token_file: TokenFileOption = None
+) -> None:
+    """Your uploads' verdicts, newest first, each refusal with its reason."""
+    _, verdicts = call("GET", server, "/api/submissions", token_of(token, token_file))
+    if not verdicts:
+        print("no submissions yet")
+    for verdict in verdicts:
+        when = verdict["submitted_at"][:19].replace("T", " ")
+        if verdict["accepted"]:
+            what = "accepted" if verdict["new"] else "unchanged"
+            print(f"{when}  {verdict['bot']} {verdict['version']}: {what}")
+        else:
+            print(f"{when}  {verdict['bot'] or '?'}: {verdict['reason']}")
+
+
+@app.command()
+def logs(
+    bot: BotArgument,
+    path: Annotated[
+        str | None,
+        typer.Argument(help="One log to print, as the list gives it (default: list them)."),
+    ] = None,
+    server: ServerOption = "",
+    token: TokenOption = None,
+    token_file: TokenFileOption = None,
+) -> None:
+    """List your bot's logs (its smoke tests', its seats' in each match), or print one."""
+    secret = token_of(token, token_file)
+    where = f"/api/bots/{quote(bot)}/logs"
+    if path is None:
+        for log in call("GET", server, where, secret)[1]:
+            print(f"{log['size']:>10,}  {log['path']}")
+        return
+    sys.stdout.write(call("GET", server, f"{where}/{quote(path)}", secret, raw=True)[1])
+
+
+@app.command()
+def retire(
+    bot: BotArgument,
+    server: ServerOption,
+    token: TokenOption = None,
+    token_file: TokenFileOption = None,
+) -> None:
+    """Retire one of your bots: it plays no more; its games and ratings stay."""
+    _, retired = call("POST", server, f"/api/bots/{quote(bot)}/retire", token_of(token, token_file))
+    print(f"retired {retired['bot']} ({retired['cancelled_matches']} pending match(es) cancelled)")
