@@ -57,7 +57,7 @@ from .runner import (
 from .standings import (
     Standing,
     current_fit,
-    latest_versions,
+    latest_rows,
     rebuild,
     standings,
     version_label,
@@ -416,14 +416,14 @@ class Ladder:
             )
             return [
                 BotInfo(
-                    name=bot.name,
-                    active=bot.active,
-                    version=version_label(version),
-                    versions=versions.get(bot.id, 0),
-                    games=int(games.get(bot.id) or 0),
-                    folder=self.folder / version.folder,
+                    name=row.name,
+                    active=row.active,
+                    version=row.label,
+                    versions=versions.get(row.bot_id, 0),
+                    games=int(games.get(row.bot_id) or 0),
+                    folder=self.folder / row.folder,
                 )
-                for bot, version in latest_versions(session, include_retired=True)
+                for row in latest_rows(session, include_retired=True)
             ]
 
     def retire(self, name: str) -> int:

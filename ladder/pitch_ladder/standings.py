@@ -369,6 +369,62 @@ def latest_versions(session: Session, include_retired: bool = False) -> list[Lat
     return [LatestVersion(bot, version) for bot, version in session.exec(query).all()]
 
 
+class LatestRow(NamedTuple):
+    """A bot and its latest version with its results, as plain columns (``latest_rows``)."""
+
+    bot_id: int
+    name: str
+    active: bool
+    version_id: int
+    manifest_version: str
+    content_hash: str
+    folder: str
+    elo: float | None
+    """``None``: the version has not played (no ``version_rating`` row)."""
+    games: int | None
+    wins: int | None
+    losses: int | None
+    draws: int | None
+
+    @property
+    def label(self) -> str:
+        """``version_label``."""
+        return label_of(self.manifest_version, self.content_hash)
+
+
+def latest_rows(session: Session, include_retired: bool = False) -> list[LatestRow]:
+    """``latest_versions`` with each version's results, as columns in one query: a
+    thousand bots read without making an object of each row (a third of the time)."""
+    latest = (
+        select(BotVersion.bot_id, func.max(BotVersion.id).label("id"))
+        .group_by(col(BotVersion.bot_id))
+        .subquery()
+    )
+    query = (
+        select(
+            Bot.id,
+            Bot.name,
+            Bot.active,
+            BotVersion.id,
+            BotVersion.manifest_version,
+            BotVersion.content_hash,
+            BotVersion.folder,
+            VersionRating.elo,
+            VersionRating.games,
+            VersionRating.wins,
+            VersionRating.losses,
+            VersionRating.draws,
+        )
+        .join(latest, col(Bot.id) == latest.c.bot_id)
+        .join(BotVersion, col(BotVersion.id) == latest.c.id)
+        .outerjoin(VersionRating, col(VersionRating.version_id) == col(BotVersion.id))
+        .order_by(col(Bot.name))
+    )
+    if not include_retired:
+        query = query.where(col(Bot.active))
+    return [LatestRow(*row) for row in session.exec(query).all()]
+
+
 @dataclass(frozen=True)
 class Fit:
     """The Bradley-Terry fit of every stored game, by version id (``current_fit``)."""
@@ -466,29 +522,24 @@ def standings(session: Session, include_retired: bool = False) -> list[Standing]
     Reads the bots, their latest versions and their ratings' rows, never the games (but
     to fit them again after a change: ``current_fit``).
     """
-    fit = current_fit(session)  # first: it may commit, which would expire the rows below
-    shown = latest_versions(session, include_retired)
-    names = {version.id: bot.name for bot, version in shown if version.id is not None}
-    groups = _number_groups(fit.groups, names)
-    stored = _version_ratings(session, names)
-    lines = []
-    for bot, version in shown:
-        key = version.id or 0
-        mine = stored.get(key)
-        lines.append(
-            Standing(
-                rank=None,
-                group=groups.get(key),
-                bot=bot.name,
-                version=version_label(version),
-                fit=fit.ratings.get(key),
-                elo=mine.elo if mine else INITIAL_RATING,
-                games=mine.games if mine else 0,
-                wins=mine.wins if mine else 0,
-                losses=mine.losses if mine else 0,
-                draws=mine.draws if mine else 0,
-            )
+    fit = current_fit(session)
+    shown = latest_rows(session, include_retired)
+    groups = _number_groups(fit.groups, {row.version_id: row.name for row in shown})
+    lines = [
+        Standing(
+            rank=None,
+            group=groups.get(row.version_id),
+            bot=row.name,
+            version=row.label,
+            fit=fit.ratings.get(row.version_id),
+            elo=INITIAL_RATING if row.elo is None else row.elo,
+            games=row.games or 0,
+            wins=row.wins or 0,
+            losses=row.losses or 0,
+            draws=row.draws or 0,
         )
+        for row in shown
+    ]
     return _ranked(lines)
 
 
