@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
-from contextlib import nullcontext
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from sqlalchemy import func
@@ -32,7 +32,7 @@ from sqlmodel import Session, col, select
 from pitch_referee.workers import usable_cores
 
 from .errors import LadderError
-from .executor import local_pool
+from .executor import local_executor, local_pool
 from .ladder import Ladder, require_sandbox
 from .lock import RunLock
 from .models import Match, PairTotal, SchedulerState, now
@@ -134,11 +134,20 @@ class Scheduler:
         self.settings = settings or SchedulerSettings()
         self.workers = workers or len(usable_cores())
         self.pools: Pools = (
-            partial(local_pool, affinity=True)
-            if executor is None
-            else (lambda _size: nullcontext(executor))
+            KeptPool(self.workers) if executor is None else (lambda _size: nullcontext(executor))
         )
         self.progress = progress
+
+    def close(self) -> None:
+        """Stop the scheduler's own pool (a caller's executor is the caller's to stop)."""
+        if isinstance(self.pools, KeptPool):
+            self.pools.close()
+
+    def __enter__(self) -> Scheduler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run(self, stop: threading.Event, on_step: Callable[[Step], None] = lambda _s: None) -> None:
         """Play steps until ``stop`` is set (checked between steps), holding the run lock.
@@ -149,7 +158,7 @@ class Scheduler:
         Raises:
             LadderError: another run holds the ladder.
         """
-        with RunLock(self.ladder.folder):
+        with RunLock(self.ladder.folder), self:
             log.info("scheduler started on %s", self.ladder.folder)
             while not stop.is_set():
                 wait = self.settings.idle_s
@@ -229,6 +238,46 @@ class Scheduler:
             if version is not None
         ]
         return next_pairings(entrants, between, self.settings.pairing)
+
+
+class KeptPool:
+    """The local process pool of every step, started once: a pool takes about a second to
+    start its workers, which a step of a few short matches would pay every time. A pool
+    that broke (a worker died) is replaced when the runner next asks for one; the runner's
+    one-match pools for suspects are made apart."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pool: Executor | None = None
+
+    @contextmanager
+    def __call__(self, size: int) -> Iterator[Executor]:
+        if size != self.workers:
+            with local_pool(size) as alone:
+                yield alone
+            return
+        if self.pool is None or _broken(self.pool):
+            self.close()
+            self.pool = local_executor(self.workers)
+        try:
+            yield self.pool
+        except BaseException:
+            self.close(wait=False)
+            raise
+
+    def close(self, wait: bool = True) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=wait, cancel_futures=not wait)
+            self.pool = None
+
+
+def _broken(pool: Executor) -> bool:
+    """Whether ``pool`` lost a worker (a broken process pool refuses every job)."""
+    try:
+        pool.submit(int).result()
+    except BrokenProcessPool:
+        return True
+    return False
 
 
 def _matches_per_version(session: Session) -> dict[int, int]:

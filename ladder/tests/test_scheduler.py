@@ -65,8 +65,7 @@ def _games(ladder: Ladder) -> list[tuple[int, str]]:
 @pytest.mark.slow
 def test_each_step_writes_one_round_of_chosen_matches_and_stores_their_games(tmp_path):
     folder = _ladder(tmp_path, GREEDY, RANDOM)
-    with Ladder.open(folder) as ladder:
-        scheduler = Scheduler(ladder, QUICK, workers=1)
+    with Ladder.open(folder) as ladder, Scheduler(ladder, QUICK, workers=1) as scheduler:
         first = scheduler.step()
         second = scheduler.step()
         assert first is not None and second is not None
@@ -83,18 +82,19 @@ def test_a_paused_scheduler_plays_nothing_until_resumed(tmp_path):
     with Ladder.open(folder) as ladder:
         paused = set_paused(ladder, True, "operator")
         assert paused.paused and paused.changed_by == "operator"
-        scheduler = Scheduler(ladder, QUICK, workers=1)
-        assert scheduler.step() is None
-        assert _games(ladder) == []
-        assert not set_paused(ladder, False, "operator").paused
-        step = scheduler.step()
-        assert step is not None and step.games == 2
+        with Scheduler(ladder, QUICK, workers=1) as scheduler:
+            assert scheduler.step() is None
+            assert _games(ladder) == []
+            assert not set_paused(ladder, False, "operator").paused
+            step = scheduler.step()
+            assert step is not None and step.games == 2
 
 
 def test_with_one_active_bot_a_step_has_nothing_to_play(tmp_path):
     folder = _ladder(tmp_path, GREEDY)
     with Ladder.open(folder) as ladder:
-        assert Scheduler(ladder, QUICK, workers=1).step() is None
+        with Scheduler(ladder, QUICK, workers=1) as scheduler:
+            assert scheduler.step() is None
         assert status(ladder).pending_matches == 0
 
 
@@ -131,11 +131,11 @@ _SCHEDULER = textwrap.dedent(
         rules={"hand_cap": 4}, idle_s=0.05,
     )
     with Ladder.open(Path(sys.argv[1])) as ladder:
-        scheduler = Scheduler(ladder, settings, workers=1)
-        if sys.argv[3] == "once":
-            scheduler.step()
-        else:
-            scheduler.run(threading.Event())
+        with Scheduler(ladder, settings, workers=1) as scheduler:
+            if sys.argv[3] == "once":
+                scheduler.step()
+            else:
+                scheduler.run(threading.Event())
     """
 )
 
