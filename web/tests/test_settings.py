@@ -58,3 +58,9 @@ def test_a_mistake_in_the_file_is_one_line_naming_it(tmp_path, text, message):
 def test_a_missing_file_is_one_line(tmp_path):
     with pytest.raises(PitchError, match="cannot read the settings file"):
         ServeSettings.load(tmp_path / "missing.toml")
+
+
+def test_the_documented_example_settings_file_loads():
+    example = Path(__file__).resolve().parents[2] / "deploy" / "arena.toml"
+    settings = ServeSettings.load(example)
+    assert settings.scheduler.settings().rules["hand_cap"] == 30
