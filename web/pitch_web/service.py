@@ -19,7 +19,7 @@ from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.exc import DBAPIError
 
@@ -31,9 +31,11 @@ from pitch_ladder.models import Author
 from pitch_ladder.scheduler import set_paused, status
 from pitch_ladder.submissions import bot_logs, open_log, retire_own, submit_upload, verdicts
 
+from .app import render
 from .source import LadderSource, NotFound
 
 router = APIRouter(prefix="/api", tags=["service"])
+pages = APIRouter()
 T = TypeVar("T")
 
 
@@ -83,6 +85,7 @@ def enable_service(app: FastAPI, settings: ServiceSettings | None = None) -> Non
     """Add the service's routes to an application serving a ladder."""
     app.state.service = settings or ServiceSettings()
     app.include_router(router)
+    app.include_router(pages)
 
 
 def _ladder(request: Request) -> Ladder:
@@ -206,6 +209,12 @@ def resume(ladder: LadderDep, author: AuthorDep) -> SchedulerOut:
 def _switch(ladder: Ladder, author: Author, paused: bool) -> SchedulerOut:
     _mine(lambda: require_admin(author))
     return SchedulerOut(**asdict(set_paused(ladder, paused, author.name)))
+
+
+@pages.get("/author", response_class=HTMLResponse, include_in_schema=False)
+def author_page(request: Request, ladder: LadderDep) -> HTMLResponse:
+    """The author's page: their verdicts, logs and retiring, with a token typed in the tab."""
+    return render(request, "author.html")
 
 
 @router.get("/health", response_model=HealthOut)
