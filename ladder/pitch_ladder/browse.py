@@ -343,24 +343,21 @@ def rating_history(
     session: Session, version: int, points: int = HISTORY_POINTS
 ) -> list[RatingPoint]:
     """A version's Elo after each of its games (in the Elo order), thinned to about
-    ``points`` points, its first and last always kept."""
-    rows = sorted(
-        session.exec(
-            select(
-                Game.round,
-                Game.match_id,
-                Game.game_id,
-                RatingHistory.rating_before,
-                RatingHistory.rating,
-            )
-            .join(Game, col(Game.id) == col(RatingHistory.game_id))
-            .where(RatingHistory.version_id == version)
-        ).all()
-    )
+    ``points`` points, its first and last always kept.
+
+    The rows' ids are in the Elo order (``standings._replay_tail`` writes a version's
+    rows in that order, and rewrites every row after a game imported late), so the
+    version's index gives them in order without reading the games.
+    """
+    rows = session.exec(
+        select(RatingHistory.rating_before, RatingHistory.rating)
+        .where(RatingHistory.version_id == version)
+        .order_by(col(RatingHistory.id))
+    ).all()
     if not rows:
         return []
-    history = [RatingPoint(0, rows[0][3])]
-    history += [RatingPoint(n, row[4]) for n, row in enumerate(rows, start=1)]
+    history = [RatingPoint(0, rows[0][0])]
+    history += [RatingPoint(n, rating) for n, (_before, rating) in enumerate(rows, start=1)]
     if len(history) <= points:
         return history
     step = (len(history) - 1) / (points - 1)

@@ -161,7 +161,10 @@ def _tail(session: Session, first: GameRow) -> list[GameRow]:
 
 def _replay_tail(session: Session, tail: list[GameRow], new: set[int]) -> None:
     """Replace the Elo history of the games of ``tail`` (the last games in ``GAME_ORDER``,
-    ``new`` ones without history yet), starting from the ratings before the first."""
+    ``new`` ones without history yet), starting from the ratings before the first.
+
+    The new rows are written in ``GAME_ORDER``, after every row kept: a version's rows
+    by id are its games in that order (``browse.rating_history`` reads them so)."""
     position = {row.id: i for i, row in enumerate(tail)}
     start: dict[int, tuple[int, float]] = {}  # version: (position of its first row, before)
     for chunk in _chunks(row.id for row in tail if row.id not in new):

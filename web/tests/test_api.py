@@ -24,6 +24,7 @@ from sqlmodel import Session
 from pitch_ladder.database import database_url
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, GameRecord
+from pitch_ladder.ratings import elo_step
 from pitch_ladder.standings import rerate
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
@@ -36,7 +37,7 @@ LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
 if str(LADDER_TESTS) not in sys.path:
     sys.path.insert(0, str(LADDER_TESTS))
 
-from ladder_testkit import add_match, game_row, ladder_with  # noqa: E402
+from ladder_testkit import add_match, game_row, ladder_with, store_game  # noqa: E402
 
 POSTGRES = os.environ.get("PITCH_TEST_POSTGRES_URL")
 
@@ -274,6 +275,27 @@ def test_a_bots_rating_history_starts_at_1500_and_has_a_point_per_game(ladder_cl
     assert [point["games"] for point in points] == [0, 1, 2, 3, 4]
     assert points[3]["rating"] > points[1]["rating"] > 1500  # three wins, then a loss
     assert points[4]["rating"] < points[3]["rating"]
+
+
+def test_a_rating_history_follows_the_elo_order_when_games_are_stored_out_of_it(db_url, tmp_path):
+    ladder, versions = ladder_with(db_url, tmp_path, ["alpha", "beta", "gamma"])
+    with Session(ladder.engine) as session:
+        first = add_match(session, 1, versions["alpha"], versions["beta"])
+        second = add_match(session, 1, versions["alpha"], versions["gamma"])
+        store_game(session, second, "pair-00000-a", 0.0)  # the later match's game first
+        store_game(session, first, "pair-00000-a", 1.0)
+    ladder.close()
+    source = LadderSource(tmp_path / "ladder", db_url)
+    with TestClient(create_app(source)) as client:
+        points = ok(client, "/api/bots/alpha/ratings")
+    source.close()
+    won, _ = elo_step(1500.0, 1500.0, 1.0)
+    lost, _ = elo_step(won, 1500.0, 0.0)
+    assert points == [
+        {"games": 0, "rating": 1500.0},
+        {"games": 1, "rating": pytest.approx(won)},
+        {"games": 2, "rating": pytest.approx(lost)},
+    ]
 
 
 def test_the_openapi_description_names_the_response_models(ladder_client):
