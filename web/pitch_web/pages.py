@@ -123,9 +123,12 @@ def matches(
         return render(request, "matches.html", matches=listed, filters=None, older=None)
     filters = {"bot": _text(bot), "version": _text(version), "status": _text(status)}
     infos = ladder_of(request).matches(
-        filters["bot"], version=filters["version"], status=filters["status"], limit=limit,
+        filters["bot"],
+        version=filters["version"],
+        status=filters["status"],
+        limit=limit,
         before=before,
-    )  # fmt: skip
+    )
     older = _link(request, before=infos[-1].id) if len(infos) == limit else None
     return render(
         request,
