@@ -1,8 +1,9 @@
 """``pitch view``: one game record or match folder, served on a free local port and opened
 in the browser's game viewer; it serves until Ctrl-C.
 
-A record is served from its own folder and opened at its viewer page; a match folder
-opens at its first game, and its other games are a link away (the site's start page).
+A record is served from its match folder when it is one of a match's games (the viewer
+then shows the bots' logs, and the match's other games are a link away), else from its
+own folder, and opened at its viewer page; a match folder opens at its first game.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ def view(
         raise PitchError(f"no record or folder {path}")
     if path.is_file():
         load_record(path)  # a file that is not a record is refused here, in one line
-        source = open_folder(path.parent, None)
-        page = f"view/{quote(path.name)}"
+        served = _served_folder(path)
+        source = open_folder(served, None)
+        page = f"view/{quote(path.resolve().relative_to(served.resolve()).as_posix())}"
     else:
         source = open_folder(path, None)
         page = _first_page(source)
@@ -59,6 +61,17 @@ def view(
         run(source, listener, ready)
     finally:
         source.close()
+
+
+def _served_folder(record: Path) -> Path:
+    """The record's match folder if it is one of a match's games (so that the viewer
+    shows the bots' logs and the match's other games), else its own folder."""
+    from pitch_referee.match.folder import MatchFolder
+
+    folder = record.parent
+    if folder.name == "games" and MatchFolder(folder.parent).exists():
+        return folder.parent
+    return folder
 
 
 def _first_page(source: object) -> str:

@@ -90,3 +90,24 @@ def test_view_opens_the_browser_at_the_records_viewer(tmp_path, monkeypatch: pyt
     assert url.startswith("http://127.0.0.1:") and url.endswith("/view/my%20game.json.gz")
     assert served[0].folder == tmp_path.resolve()
     assert url in result.output
+
+
+def test_view_serves_a_match_game_from_its_match_folder(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    games = tmp_path / "m" / "games"
+    games.mkdir(parents=True)
+    (tmp_path / "m" / "match.json").write_text("{}")
+    record = games / "pair-00000-a.json.gz"
+    options = RuleOptions.from_dict({"hand_cap": 1})
+    write_record(play_game([RandomBot(seat) for seat in range(4)], 5, options), record)
+    served: list[Any] = []
+
+    def run(source: Any, listener: socket.socket, on_ready: Any) -> None:
+        served.append(source)
+        on_ready()
+        listener.close()
+
+    monkeypatch.setattr(pitch_cli.view, "run", run)
+    result = CliRunner().invoke(app, ["view", str(record), "--no-browser"])
+    assert result.exit_code == 0, result.output
+    assert served[0].folder == (tmp_path / "m").resolve()
+    assert "/view/games/pair-00000-a.json.gz" in result.output
