@@ -23,7 +23,7 @@ from start or resume to its summary).
 
 from .folder import MATCH_FORMAT, MATCH_VERSION, MatchFolder
 from .outcomes import GameOutcome
-from .pool import WorkerError
+from .pool import Job, WorkerError, Workers, play_here, run_workers
 from .running import MatchInterrupted, ProgressCallback, resume_match, run_match
 from .schedule import GameSpec, schedule
 from .settings import (
@@ -55,6 +55,7 @@ __all__ = [
     "GameEntry",
     "GameOutcome",
     "GameSpec",
+    "Job",
     "MatchError",
     "MatchFolder",
     "MatchInterrupted",
@@ -67,9 +68,12 @@ __all__ = [
     "ProgressCallback",
     "SettingError",
     "WorkerError",
+    "Workers",
     "default_games",
+    "play_here",
     "resume_match",
     "run_match",
+    "run_workers",
     "schedule",
     "summarize",
     "tally",

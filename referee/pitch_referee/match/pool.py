@@ -53,6 +53,11 @@ class Job:
     """Where each game is published as it is played (``live``: the match's journals)."""
 
 
+Workers = Callable[[Job, list[list[GameSpec]], Callable[[str], None]], Iterator[GameOutcome]]
+"""Who plays a match's pairs: ``run_workers`` (this machine), or a cluster's tasks. Each
+game's record is in the match folder before its outcome is yielded."""
+
+
 def run_workers(
     job: Job, pairs: list[list[GameSpec]], announce: Callable[[str], None]
 ) -> Iterator[GameOutcome]:
@@ -187,6 +192,21 @@ def _worker_main(
     if cores:
         pin_to_core(worker, cores)
     _work(job, worker, work, results, stop, print)
+
+
+def play_here(
+    job: Job, pairs: list[list[GameSpec]], announce: Callable[[str], None]
+) -> list[GameOutcome]:
+    """Play ``pairs`` on this thread with one referee, writing their records into
+    ``job.root`` (a cluster task's scratch folder); their outcomes, in order.
+
+    Raises:
+        BotError, MatchError, OSError: the referee could not play them.
+    """
+    outcomes: list[GameOutcome] = []
+    todo = iter(pairs)
+    asyncio.run(_play_pairs(job, 0, lambda: next(todo, None), outcomes.append, announce))
+    return outcomes
 
 
 STOP_POLL_S = 0.1

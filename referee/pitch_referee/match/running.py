@@ -9,7 +9,7 @@ from pathlib import Path
 from ..live import JournalPublisher, sweep
 from .folder import MatchFolder
 from .outcomes import OutcomeLog
-from .pool import Job, WorkerError, run_workers
+from .pool import Job, WorkerError, Workers, run_workers
 from .schedule import GameSpec
 from .settings import Entrant, MatchError, MatchSettings
 from .summary import (
@@ -44,13 +44,15 @@ def run_match(
     announce: Callable[[str], None] = print,
     *,
     stop_if_unplayable: bool = False,
+    workers: Workers = run_workers,
 ) -> MatchSummary:
     """Play a new match into ``root`` (which must not hold one) and return its summary.
 
     Settings without a seed get a fresh one, written into ``match.json``. With
     ``stop_if_unplayable``, the match stops (``MatchStatus.CANNOT_PLAY``) as soon as
     its games show that a bot cannot play at all (``summary.cannot_play``) instead of
-    playing every remaining game as a forfeit.
+    playing every remaining game as a forfeit. ``workers`` play the deal pairs: this
+    machine's, or a cluster's (``pitch_ladder.cluster``).
 
     Raises:
         MatchError: ``root`` already holds a match, or the match cannot go on (a
@@ -64,7 +66,7 @@ def run_match(
     if a.by_hand or b.by_hand:
         settings = replace(settings, concurrency=1)  # bots by hand join one referee
     folder.write_header(a, b, settings)
-    return _play_remaining(root, progress, announce, stop_if_unplayable)
+    return _play_remaining(root, progress, announce, stop_if_unplayable, workers)
 
 
 def resume_match(
@@ -73,14 +75,16 @@ def resume_match(
     announce: Callable[[str], None] = print,
     *,
     stop_if_unplayable: bool = False,
+    workers: Workers = run_workers,
 ) -> MatchSummary:
     """Finish an interrupted match: play only the games that have no record yet.
 
     ``stop_if_unplayable`` as for ``run_match``, judged on the games this call plays
-    (a bot fixed since the games it lost still gets its chance).
+    (a bot fixed since the games it lost still gets its chance); ``workers`` as for
+    ``run_match``.
     """
     MatchFolder(root).read_header()
-    return _play_remaining(root, progress, announce, stop_if_unplayable)
+    return _play_remaining(root, progress, announce, stop_if_unplayable, workers)
 
 
 def _play_remaining(
@@ -88,6 +92,7 @@ def _play_remaining(
     progress: ProgressCallback | None,
     announce: Callable[[str], None],
     stop_if_unplayable: bool,
+    workers: Workers,
 ) -> MatchSummary:
     loaded = LoadedMatch.load(root)
     counts = Tally(loaded.settings.duplicate)
@@ -112,7 +117,7 @@ def _play_remaining(
         planned = len(loaded.specs)
         del loaded  # not kept while playing: the summary at the end reads the folder again
         status, unplayable = _play(
-            job, planned, counts, pairs, progress, announce, stop_if_unplayable
+            job, planned, counts, pairs, progress, announce, stop_if_unplayable, workers
         )
         del pairs  # nor the games they hold, beside those of the summary at the end
     except KeyboardInterrupt:
@@ -142,8 +147,9 @@ def _play(
     progress: ProgressCallback | None,
     announce: Callable[[str], None],
     stop_if_unplayable: bool,
+    workers: Workers,
 ) -> tuple[MatchStatus, tuple[str, ...]]:
-    """Play ``pairs`` until the end or a reason to stop; returns why it stopped.
+    """Play ``pairs`` on ``workers`` until the end or a reason to stop; returns why it stopped.
 
     Each game is added to ``counts`` and logged (``OutcomeLog``) as it finishes, and
     then forgotten: what this holds does not grow with the games played.
@@ -153,7 +159,7 @@ def _play(
     unplayable: tuple[str, ...] = ()
     played = Playability()  # judged on this run's games only
     with OutcomeLog(MatchFolder(job.root), settings.compress_records).opened() as log:
-        for outcome in run_workers(job, pairs, announce):
+        for outcome in workers(job, pairs, announce):
             log.append(outcome)
             counts.add(outcome)
             played.add(outcome)
