@@ -75,6 +75,7 @@ def test_a_game_link_opens_the_viewer_of_that_game(page, ladder_site):
     assert links.all_inner_texts() == ["#4"]
     links.first.click()
     page.wait_for_url("**/view/4")
+    assert page.locator("section.error").count() == 0  # the viewer, not an error page
 
 
 def test_the_games_filters_keep_what_was_asked(page, ladder_site, screenshot):
