@@ -105,6 +105,11 @@ COMMANDS: dict[str, CommandEntry] = {
         "app",
         "A ladder: submitted bots play round-robin matches; rated standings.",
     ),
+    "cluster": CommandEntry(
+        "cluster",
+        "app",
+        "Run games on a Dask cluster: start a local one to try it.",
+    ),
     "serve": CommandEntry(
         "serve",
         "serve",

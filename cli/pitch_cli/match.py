@@ -33,6 +33,8 @@ from pitch_referee.sandbox import SandboxLimits
 from pitch_referee.workers import usable_cores
 from pitch_sdk.options import RuleOptions
 
+from .cluster import ClusterOption, match_workers
+
 console = Console(soft_wrap=True)  # long paths stay on one line, also when piped
 errors = Console(stderr=True, soft_wrap=True, highlight=False)
 
@@ -131,55 +133,61 @@ def match(
             "exit 1, once every game of the first pair ended in its start or crash fault).",
         ),
     ] = False,
+    cluster: ClusterOption = None,
 ) -> None:
     """Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT."""
-    stop = not keep_going
-    if resume is not None:
+    if cluster and attach:
+        raise PitchError("--attach: bots started by hand cannot play on a cluster")
+    with match_workers(cluster) as workers:
+        stop = not keep_going
+        if resume is not None:
+            summary = _playing(
+                resume,
+                lambda progress: resume_match(
+                    resume, progress, _announce, stop_if_unplayable=stop, workers=workers
+                ),
+            )
+            _print_result(summary)
+            return
+        if bot_a is None or bot_b is None:
+            raise PitchError("give two bots (folders, or names with --attach), or --resume FOLDER")
+        for name in attach:
+            if name not in (bot_a, bot_b):
+                raise PitchError(f"--attach {name}: not one of the two bots ({bot_a}, {bot_b})")
+        a, b = _entrant(bot_a, attach), _entrant(bot_b, attach)
+        settings = _settings(
+            games=_games(games, sprt, duplicate),
+            seed=seed,
+            duplicate=duplicate,
+            concurrency=concurrency or len(usable_cores()),
+            affinity=affinity,
+            time_limit_ms=time_limit,
+            time_reserve_ms=time_reserve,
+            fault_policy=fault_policy,
+            rules=RuleOptions().with_text(rule),
+            sprt=sprt,
+            sandbox=sandbox,
+            memory_mb=memory,
+            max_processes=max_processes,
+            attach_timeout_s=attach_timeout,
+            compress_records=compress,
+        )
+        root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
+        if MatchFolder(root).exists():
+            raise PitchError(f"{root} already holds a match: resume it with --resume {root}")
+        console.print(f"match {a.name} vs {b.name} -> {root}")
+        console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
+        if sprt:
+            why = "by then the test has decided 99 times in 100" if games is None else "--games"
+            console.print(f"SPRT {sprt}: at most {settings.games} games ({why})", highlight=False)
         summary = _playing(
-            resume,
-            lambda progress: resume_match(resume, progress, _announce, stop_if_unplayable=stop),
+            root,
+            lambda progress: run_match(
+                a, b, settings, root, progress, _announce, stop_if_unplayable=stop, workers=workers
+            ),
+            attached=a.by_hand or b.by_hand,
         )
         _print_result(summary)
-        return
-    if bot_a is None or bot_b is None:
-        raise PitchError("give two bots (folders, or names with --attach), or --resume FOLDER")
-    for name in attach:
-        if name not in (bot_a, bot_b):
-            raise PitchError(f"--attach {name}: not one of the two bots ({bot_a}, {bot_b})")
-    a, b = _entrant(bot_a, attach), _entrant(bot_b, attach)
-    settings = _settings(
-        games=_games(games, sprt, duplicate),
-        seed=seed,
-        duplicate=duplicate,
-        concurrency=concurrency or len(usable_cores()),
-        affinity=affinity,
-        time_limit_ms=time_limit,
-        time_reserve_ms=time_reserve,
-        fault_policy=fault_policy,
-        rules=RuleOptions().with_text(rule),
-        sprt=sprt,
-        sandbox=sandbox,
-        memory_mb=memory,
-        max_processes=max_processes,
-        attach_timeout_s=attach_timeout,
-        compress_records=compress,
-    )
-    root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
-    if MatchFolder(root).exists():
-        raise PitchError(f"{root} already holds a match: resume it with --resume {root}")
-    console.print(f"match {a.name} vs {b.name} -> {root}")
-    console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
-    if sprt:
-        why = "by then the test has decided 99 times in 100" if games is None else "--games"
-        console.print(f"SPRT {sprt}: at most {settings.games} games ({why})", highlight=False)
-    summary = _playing(
-        root,
-        lambda progress: run_match(
-            a, b, settings, root, progress, _announce, stop_if_unplayable=stop
-        ),
-        attached=a.by_hand or b.by_hand,
-    )
-    _print_result(summary)
 
 
 _FLAGS = {

@@ -1,10 +1,10 @@
 """Where matches run: any ``concurrent.futures.Executor``, a local process pool by default.
 
 The job, ``play_match``, is a picklable top-level function that takes and returns plain
-data (folders as strings, settings as a dict) and never touches the database, so a Dask
-cluster can take the pool's place without any change to the ladder:
-``Ladder.run(executor=distributed.Client(...).get_executor())``, given a ladder folder
-that the workers share.
+data (folders as strings, settings as a dict) and never touches the database. On a Dask
+cluster (``cluster.ClusterExecutor``) each job runs on a thread of the ladder's process
+and hands its deal pairs to the cluster's workers (its ``workers`` argument), so the
+workers need no share of the ladder folder.
 
 Does not import the database or the rest of the ladder.
 """
@@ -21,12 +21,29 @@ from typing import Any
 
 from pitch_referee.errors import BotError
 from pitch_referee.manifest import load_manifest
-from pitch_referee.match import Entrant, MatchError, MatchFolder, MatchSettings, resume_match
+from pitch_referee.match import (
+    Entrant,
+    MatchError,
+    MatchFolder,
+    MatchSettings,
+    Workers,
+    resume_match,
+    run_workers,
+)
 from pitch_referee.workers import die_with_parent, pin_to_core, usable_cores
 
 
-def play_match(a_folder: str, b_folder: str, settings: dict[str, Any], root: str) -> list[str]:
+def play_match(
+    a_folder: str,
+    b_folder: str,
+    settings: dict[str, Any],
+    root: str,
+    *,
+    workers: Workers = run_workers,
+) -> list[str]:
     """Play (or finish) one match into ``root`` and return the ids of its finished games.
+
+    ``workers`` play its deal pairs: worker processes of this machine, or a cluster's.
 
     A folder that already holds the match is resumed: games with a record on disk are
     not played again, which is what makes a killed ladder run resumable. Who plays with
@@ -42,7 +59,7 @@ def play_match(a_folder: str, b_folder: str, settings: dict[str, Any], root: str
         a, b = load_manifest(a_folder), load_manifest(b_folder)
         header = (Entrant(a.name, a), Entrant(b.name, b), MatchSettings.from_json(settings))
         MatchFolder(folder).write_header(*header)
-        summary = resume_match(folder, announce=_quiet)
+        summary = resume_match(folder, announce=_quiet, workers=workers)
     except (BotError, MatchError, OSError) as error:
         raise RuntimeError(f"{folder.name}: {error}") from None
     return [game.game for game in summary.games]

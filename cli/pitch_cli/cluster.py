@@ -1,0 +1,111 @@
+"""``pitch cluster local``, and the ``--cluster`` option of the commands that play games.
+
+Dask is imported only when a cluster is used: ``--cluster`` given (or ``PITCH_CLUSTER``
+set), or ``pitch cluster local`` run.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from pitch_referee.match import Workers
+
+app = typer.Typer(
+    name="cluster",
+    help="Run games on a Dask cluster: start a local one to try it.",
+    no_args_is_help=True,
+)
+
+ClusterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        envvar="PITCH_CLUSTER",
+        metavar="ADDRESS",
+        help="Play the games on the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://host:8786), one deal pair a task; default: worker processes here.",
+        show_default=False,
+    ),
+]
+
+
+@contextmanager
+def cluster_client(address: str) -> Iterator[Client]:
+    """A client of the scheduler at ``address``, closed on the way out.
+
+    Raises:
+        ClusterError: nothing answers there, or the cluster has no workers.
+    """
+    from pitch_ladder.cluster import connect, worker_count
+
+    client = connect(address)
+    try:
+        worker_count(client)
+        yield client
+    finally:
+        client.close()
+
+
+@contextmanager
+def match_workers(address: str | None) -> Iterator[Workers]:
+    """Who plays a match's deal pairs: the cluster at ``address``, else this machine's
+    worker processes.
+
+    Raises:
+        ClusterError: the cluster cannot be used (``cluster_client``).
+    """
+    if address is None:
+        from pitch_referee.match import run_workers
+
+        yield run_workers
+        return
+    from pitch_ladder.cluster import ClusterWorkers
+
+    with cluster_client(address) as client:
+        yield ClusterWorkers(client)
+
+
+@app.command()
+def local(
+    *,
+    workers: Annotated[
+        int, typer.Option(help="Worker processes, each playing one game at a time.")
+    ] = 2,
+    port: Annotated[int, typer.Option(help="The scheduler's port (0: any free one).")] = 8786,
+    host: Annotated[
+        str, typer.Option(help="Where the scheduler listens: 0.0.0.0 for other machines' workers.")
+    ] = "127.0.0.1",
+) -> None:
+    """Start a local Dask cluster (a scheduler and worker processes) until Ctrl-C.
+
+    Give its address to --cluster (or PITCH_CLUSTER) of `pitch ladder run`, `pitch match`
+    and `pitch serve`; workers of other machines join it with `dask worker ADDRESS`.
+    """
+    if workers < 1:
+        raise typer.BadParameter("at least 1", param_hint="--workers")
+    from distributed import LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host=host,
+        scheduler_port=port,
+        dashboard_address=None,
+    )
+    try:
+        typer.echo(f"scheduler at {cluster.scheduler_address} with {workers} worker(s)")
+        typer.echo(f"use it with --cluster {cluster.scheduler_address}; Ctrl-C stops it")
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        typer.echo("stopping the cluster")
+    finally:
+        cluster.close()

@@ -1,0 +1,187 @@
+"""The owner's side of a cluster: matches whose deal pairs are the cluster's tasks.
+
+The owner is the process that holds the match folders (and the ladder's database):
+``pitch match``, ``ladder run``, the service's scheduler. ``ClusterWorkers`` takes a
+match's place of worker processes (``match.Workers``): it hands each deal pair to the
+cluster as a task (``tasks.play_pair``) and writes each finished pair's records into
+the match folder, where a local worker would have written them, before yielding their
+outcomes. So the match's outcome log, summary, resume and the ladder's import of
+records are the ones of a local match, unchanged.
+
+A worker that dies (kill -9, a lost machine) loses only its pair in flight: the
+scheduler gives the task to another worker. A pair whose task has killed
+``distributed.scheduler.allowed-failures`` workers (3 by default) fails the match with
+a ``WorkerError`` naming it, as a local match whose worker dies; its finished games are
+kept. A record is written only from a task's result, once per pair, so a deal played
+twice by two workers is still one record.
+
+Imports Dask: only cluster code imports this module.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from pathlib import Path, PurePath
+from typing import Any
+
+from distributed import Client, as_completed
+
+from pitch_referee.match import GameOutcome, GameSpec, Job, MatchFolder, WorkerError
+from pitch_referee.process import LOG_CAP_BYTES
+from pitch_sdk.record import write_record
+
+from ..errors import LadderError
+from .bots import BotShelf
+from .tasks import PlayedPair, play_pair
+
+
+class ClusterError(LadderError):
+    """The cluster cannot be used: its scheduler unreachable, or no workers."""
+
+
+def connect(address: str, timeout_s: float = 10.0) -> Client:
+    """A client of the Dask scheduler at ``address`` (``tcp://host:8786``).
+
+    Raises:
+        ClusterError: nothing answers there within ``timeout_s``.
+    """
+    try:
+        return Client(address, timeout=timeout_s, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address} ({reason}); start one with "
+            "`pitch cluster local` or `dask scheduler`"
+        ) from None
+
+
+def worker_count(client: Client) -> int:
+    """How many games the cluster plays at once (its workers' threads).
+
+    Raises:
+        ClusterError: the cluster has no workers.
+    """
+    threads = sum(client.nthreads().values())
+    if not threads:
+        raise ClusterError(
+            f"the Dask scheduler at {client.scheduler.address} has no workers: start some "
+            "with `dask worker ADDRESS`"
+        )
+    return threads
+
+
+class ClusterWorkers:
+    """Plays matches' deal pairs as tasks on the cluster of ``client`` (a ``match.Workers``).
+
+    One is shared by every match of an owner: bots are published once (``BotShelf``),
+    and ``fetches`` counts, by content hash, the times a worker had to fetch a bot.
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.shelf = BotShelf(client)
+        self.fetches: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, job: Job, pairs: list[list[GameSpec]], announce: Callable[[str], None]
+    ) -> Iterator[GameOutcome]:
+        """Outcomes as pairs finish; closing the generator cancels the pairs not started.
+
+        Raises:
+            WorkerError: a pair could not be played, or killed every worker it was given.
+        """
+        if job.a.manifest is None or job.b.manifest is None:
+            raise WorkerError("a bot started by hand cannot play on a cluster")
+        a, b = self.shelf.ref(job.a.manifest), self.shelf.ref(job.b.manifest)
+        run = uuid.uuid4().hex[:12]
+        futures = {
+            self.client.submit(
+                play_pair,
+                a,
+                b,
+                job.settings,
+                job.sandboxed,
+                job.publisher,
+                pair,
+                key=f"pitch-pair-{run}-{pair[0].pair}",
+                pure=False,
+            ): pair[0].pair
+            for pair in pairs
+        }
+        writer = _PairWriter(MatchFolder(job.root), job.settings.compress_records)
+        try:
+            for future in as_completed(futures, loop=self.client.loop):
+                played = self._result(future, futures[future], job.root)
+                with self._lock:
+                    self.fetches.update(played.fetched)
+                writer.write(played)
+                yield from played.outcomes
+        finally:
+            self.client.cancel([future for future in futures if not future.done()])
+
+    @staticmethod
+    def _result(future: Any, pair: int, root: Path) -> PlayedPair:
+        try:
+            return future.result()
+        except Exception as error:  # the task's RuntimeError, KilledWorker, a cancellation
+            text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise WorkerError(
+                f"pair {pair} failed on the cluster ({type(error).__name__}: {text}); "
+                f"the finished games are kept in {root}"
+            ) from None
+
+
+class _PairWriter:
+    """Writes finished pairs into a match folder as its local workers would have."""
+
+    def __init__(self, folder: MatchFolder, compress: bool) -> None:
+        self.folder = folder
+        self.compress = compress
+        self.numbers: dict[str, int] = {}
+        """Each Dask worker's number in this match: its logs go to ``logs/worker-N``."""
+
+    def write(self, played: PlayedPair) -> None:
+        """The logs, then each record (atomically), naming its bots' logs here."""
+        number = self.numbers.setdefault(played.worker, len(self.numbers))
+        logs = self.folder.worker_logs(number)
+        logs.mkdir(parents=True, exist_ok=True)
+        for name, data in played.logs.items():
+            _append_capped(logs / name, data)
+        for outcome, record in zip(played.outcomes, played.records, strict=True):
+            for player in record.get("players", []):
+                if player.get("log"):
+                    player["log"] = str(logs / PurePath(player["log"]).name)
+            write_record(record, self.folder.record_path(outcome.spec, self.compress))
+
+
+def _append_capped(path: Path, data: bytes) -> None:
+    """A worker's log of a bot grows by each pair's, up to the referee's cap."""
+    room = LOG_CAP_BYTES - (path.stat().st_size if path.exists() else 0)
+    if room > 0:
+        with path.open("ab") as log:
+            log.write(data[:room])
+
+
+class ClusterExecutor(Executor):
+    """The ladder's executor on a cluster: each match job runs on a thread of this
+    process, with its deal pairs as the cluster's tasks.
+
+    A job must take the keyword ``workers`` (as ``executor.play_match`` does): it is
+    given this executor's ``ClusterWorkers``. ``matches`` threads play at once; give it
+    ``runner.window`` of the cluster's worker count, so that every worker has pairs.
+    """
+
+    def __init__(self, client: Client, matches: int) -> None:
+        self.workers = ClusterWorkers(client)
+        self._threads = ThreadPoolExecutor(matches, thread_name_prefix="cluster-match")
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        return self._threads.submit(fn, *args, workers=self.workers, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._threads.shutdown(wait=wait, cancel_futures=cancel_futures)
