@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
 
@@ -71,6 +72,31 @@ def match_workers(address: str | None) -> Iterator[Workers]:
 
     with cluster_client(address) as client:
         yield ClusterWorkers(client)
+
+
+@contextmanager
+def ladder_executor(
+    address: str | None, workers: int | None
+) -> Iterator[tuple[Executor | None, int | None]]:
+    """Where a ladder plays its matches, and how many games at once: the cluster at
+    ``address`` (all its workers' threads), else ``None`` for the local pool of ``workers``.
+
+    Raises:
+        ClusterError: the cluster cannot be used (``cluster_client``).
+    """
+    if address is None:
+        yield None, workers
+        return
+    from pitch_ladder.cluster import ClusterExecutor, worker_count
+    from pitch_ladder.runner import window
+
+    with cluster_client(address) as client:
+        count = worker_count(client)
+        executor = ClusterExecutor(client, window(count))
+        try:
+            yield executor, count
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
 
 
 @app.command()

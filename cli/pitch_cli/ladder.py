@@ -22,6 +22,7 @@ from pitch_ladder.ratings import INITIAL_RATING, K_FACTOR
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import replay
 
+from .cluster import ClusterOption, ladder_executor
 from .render import output_console, render_game
 
 if TYPE_CHECKING:
@@ -181,6 +182,7 @@ def run(
     trust_bots: TrustOption = False,
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
+    cluster: ClusterOption = None,
 ) -> None:
     """Play round-robin rounds between the active bots' latest versions.
 
@@ -189,14 +191,18 @@ def run(
     """
     console = output_console(TABLE_WIDTH)
     rules = RuleOptions().with_text(rule).to_dict()
-    with open_ladder(ladder, db) as opened:
+    with (
+        open_ladder(ladder, db) as opened,
+        ladder_executor(cluster, workers or None) as (executor, at_once),
+    ):
         report = run_with_progress(
             console,
             lambda progress: opened.run(
                 rounds,
                 games_per_match,
                 rules,
-                workers=workers or None,
+                executor=executor,
+                workers=at_once,
                 affinity=affinity,
                 progress=progress,
                 wait=wait,
