@@ -125,7 +125,7 @@ def local(
         processes=True,
         host=host,
         scheduler_port=port,
-        dashboard_address=None,
+        dashboard_address=":0",
     )
     try:
         typer.echo(f"scheduler at {cluster.scheduler_address} with {workers} worker(s)")

@@ -1,0 +1,166 @@
+"""Ladders on a Dask cluster: the local pool's games exactly, bots fetched once, and a
+worker killed with -9 mid-run losing and duplicating nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ladder_testkit import GREEDY, RANDOM, cli
+from sqlmodel import Session, func, select
+
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import Game, LadderIdentity, RatingHistory
+from pitch_ladder.ownership import OWNER_ROW
+from pitch_referee.match import Entrant, MatchSettings, run_match
+from pitch_sdk.record import load_record
+
+distributed = pytest.importorskip("distributed")
+
+from pitch_ladder.cluster import ClusterError, ClusterWorkers, connect  # noqa: E402
+from pitch_ladder.cluster.bots import CACHE  # noqa: E402
+
+RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12"]
+"""Two rounds of one 12-game match (greedy vs random): 24 games, 12 deal pairs."""
+GAMES = 24
+DEAL_SECRET = "0" * 64
+"""Every ladder here deals the same cards, so that their games can be compared."""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """A local cluster of two worker processes (a nanny restarts a killed one)."""
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as local,
+        distributed.Client(local, set_as_default=False) as client,
+    ):
+        yield client
+
+
+def _new_ladder(folder: Path) -> list[str | Path]:
+    where: list[str | Path] = ["--ladder", folder]
+    cli("ladder", "init", *where)
+    with Ladder.open(folder) as ladder, Session(ladder.engine) as session:
+        session.get_one(LadderIdentity, OWNER_ROW).deal_secret = DEAL_SECRET
+        session.commit()
+    cli("ladder", "submit", GREEDY, *where)
+    cli("ladder", "submit", RANDOM, *where)
+    return where
+
+
+def _outcome(folder: Path) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+    """Every stored game, every bot's ratings (exact floats), and every record but for
+    its times and log paths."""
+    with Ladder.open(folder) as ladder:
+        games = sorted(
+            (g.round, g.a, g.b, g.game_id, g.a_score, g.a_points, g.b_points)
+            for g in ladder.games(limit=10_000)
+        )
+        lines = {
+            line.bot: (line.elo, line.fit, line.games, line.wins, line.losses, line.draws)
+            for line in ladder.standings()
+        }
+        with Session(ladder.engine) as session:
+            assert session.exec(select(func.count()).select_from(Game)).one() == len(games)
+            history = session.exec(select(func.count()).select_from(RatingHistory)).one()
+            assert history == 2 * len(games)
+    records = {
+        path.relative_to(folder).as_posix(): _timeless(load_record(path))
+        for path in folder.glob("matches/*/games/*.json*")
+    }
+    return games, lines, records
+
+
+def _timeless(record: dict[str, Any]) -> dict[str, Any]:
+    """A record without what differs between two plays of a game: times, log paths."""
+    for player in record["players"]:
+        player.pop("log", None)
+        player.pop("cpu_ms", None)
+    for hand in record["hands"]:
+        for decision in hand["decisions"]:
+            decision.pop("ms", None)
+    return record
+
+
+@pytest.fixture(scope="module")
+def on_local_pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    folder = tmp_path_factory.mktemp("local") / "ladder"
+    cli(*RUN, "--workers", "2", *_new_ladder(folder))
+    return _outcome(folder)
+
+
+@pytest.mark.slow
+def test_a_round_robin_on_a_cluster_gives_the_local_pools_games_records_and_ratings(
+    cluster: Any, on_local_pool: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "ladder"
+    cli(*RUN, "--cluster", cluster.scheduler.address, *_new_ladder(folder))
+    games, lines, records = _outcome(folder)
+    assert len(games) == GAMES and len(records) == GAMES
+    assert (games, lines, records) == on_local_pool
+    logs = list(folder.glob("matches/*/logs/worker-*/A1-greedy.log"))
+    assert logs, "the bots' logs come back with their games"
+
+
+def test_a_worker_fetches_each_bot_once_and_keeps_it_by_content_hash(tmp_path: Path) -> None:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as local,
+        distributed.Client(local, set_as_default=False) as client,
+    ):
+        workers = ClusterWorkers(client)
+        a, b = Entrant.from_folder(GREEDY), Entrant.from_folder(RANDOM)
+        quick = MatchSettings(games=6, seed=3, rules={"hand_cap": 2}, compress_records=False)
+        for name in ("first", "second"):
+            summary = run_match(a, b, quick, tmp_path / name, workers=workers)
+            assert summary.games_played == 6
+        cache = Path(next(iter(local.workers.values())).local_directory) / CACHE
+        cached = sorted(entry.name for entry in cache.iterdir())
+    assert sorted(workers.fetches) == cached and len(cached) == 2
+    assert list(workers.fetches.values()) == [1, 1], "six pairs, two bots, one worker: two fetches"
+
+
+def test_an_unreachable_scheduler_is_one_line_naming_it() -> None:
+    with pytest.raises(
+        ClusterError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9 "
+    ):
+        connect("tcp://127.0.0.1:9", timeout_s=0.5)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
+    cluster: Any, on_local_pool: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "ladder"
+    where = _new_ladder(folder)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pitch_cli", *RUN, "--cluster", cluster.scheduler.address,
+         *map(str, where)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(folder.glob("matches/*/games/*.json*"))) < 2:
+            assert time.monotonic() < deadline and run.poll() is None, "the run made no progress"
+            time.sleep(0.02)
+        busy = [address for address, keys in cluster.processing().items() if keys]
+        assert busy, "no worker was playing a pair"
+        os.kill(cluster.run(os.getpid)[busy[0]], signal.SIGKILL)
+        assert len(list(folder.glob("matches/*/games/*.json*"))) < GAMES, "killed too late"
+        out, err = run.communicate(timeout=120)
+    finally:
+        run.kill()
+    assert run.returncode == 0, out + err
+    assert _outcome(folder) == on_local_pool
