@@ -111,6 +111,7 @@ def test_a_round_robin_on_a_cluster_gives_the_local_pools_games_records_and_rati
     assert logs, "the bots' logs come back with their games"
 
 
+@pytest.mark.slow
 def test_a_worker_fetches_each_bot_once_and_keeps_it_by_content_hash(tmp_path: Path) -> None:
     with (
         distributed.LocalCluster(
