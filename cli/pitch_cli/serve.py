@@ -24,6 +24,8 @@ import typer
 
 from pitch_referee.errors import PitchError
 
+from .cluster import ClusterOption, ladder_executor
+
 if TYPE_CHECKING:
     import threading
 
@@ -114,6 +116,7 @@ def serve(
             help="Where the machine cannot sandbox bots, run them anyway (only bots you trust).",
         ),
     ] = False,
+    cluster: ClusterOption = None,
 ) -> None:
     """Serve a ladder, a match folder or a folder of records in the browser, with its API.
 
@@ -137,6 +140,7 @@ def serve(
             lambda: print(f"serving {source.title} at {address} (Ctrl-C stops)", flush=True),
             settings,
             trust_bots=trust_bots,
+            cluster=cluster,
         )
     finally:
         source.close()
@@ -206,11 +210,13 @@ def run(
     settings: ServeSettings | None = None,
     *,
     trust_bots: bool = False,
+    cluster: str | None = None,
 ) -> None:
     """Serve ``source`` on ``listener`` until Ctrl-C (or SIGTERM); ``on_ready`` once listening.
 
     With ``settings`` and a ladder: the service's routes, and the scheduler (if enabled)
-    in a thread that the server's end stops after its current step.
+    in a thread that the server's end stops after its current step; its matches play on
+    the Dask ``cluster`` at that address if one is given.
     """
     import copy
     import logging
@@ -231,7 +237,7 @@ def run(
     if settings is not None and isinstance(source, LadderSource):
         enable_service(app, ServiceSettings(settings.uploads, trust_bots))
         if settings.scheduler.enabled:
-            playing = _start_scheduler(source, settings, trust_bots, stop)
+            playing = _start_scheduler(source, settings, trust_bots, stop, cluster)
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)  # stdout is for the address
     logs["handlers"]["access"]["stream"] = "ext://sys.stderr"
     config = uvicorn.Config(
@@ -255,30 +261,44 @@ def run(
 
 
 def _start_scheduler(
-    source: LadderSource, settings: ServeSettings, trust_bots: bool, stop: threading.Event
+    source: LadderSource,
+    settings: ServeSettings,
+    trust_bots: bool,
+    stop: threading.Event,
+    cluster: str | None,
 ) -> threading.Thread:
     """The scheduler playing in a daemon thread (a process that ends takes it along; its
-    unfinished step resumes on the next start, as after kill -9).
+    unfinished step resumes on the next start, as after kill -9), on the Dask ``cluster``
+    if given (connected before the thread starts, so that a bad address stops ``serve``).
 
     Raises:
-        LadderError: the machine cannot sandbox bots (and not ``trust_bots``).
+        LadderError: the machine cannot sandbox bots (and not ``trust_bots``), or the
+            cluster cannot be used.
     """
+    import contextlib
     import logging
     import threading
 
     from pitch_ladder.errors import LadderError
     from pitch_ladder.scheduler import Scheduler
 
-    scheduler = Scheduler(
-        source.ladder,
-        settings.scheduler.settings(),
-        workers=settings.scheduler.workers,
-        trust_bots=trust_bots,
-    )
+    with contextlib.ExitStack() as opening:  # the cluster's client, closed if this fails
+        executor, workers = opening.enter_context(
+            ladder_executor(cluster, settings.scheduler.workers)
+        )
+        scheduler = Scheduler(
+            source.ladder,
+            settings.scheduler.settings(),
+            executor=executor,
+            workers=workers,
+            trust_bots=trust_bots,
+        )
+        playing = opening.pop_all()  # closed by the thread, once the scheduler stops
 
     def play() -> None:
         try:
-            scheduler.run(stop)
+            with playing:
+                scheduler.run(stop)
         except LadderError as error:  # another run holds the ladder: serve all the same
             logging.getLogger("pitch_ladder.scheduler").error("not playing: %s", error)
 
