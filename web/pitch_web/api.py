@@ -20,6 +20,7 @@ from .models import (
     BotOut,
     GamesPage,
     MatchesPage,
+    MatchOut,
     RatingPointOut,
     StandingOut,
 )
@@ -111,6 +112,15 @@ def matches(
         matches=[models.ladder_match(info) for info in infos],
         next=_next(request, before=infos[-1].id) if more else None,
     )
+
+
+@router.get("/matches/{key:path}", response_model=MatchOut)
+def match(request: Request, key: str) -> MatchOut:
+    """A match: a ladder match's number, or a match folder's path in the folder served."""
+    source = request.app.state.source
+    if isinstance(source, FolderSource):
+        return models.folder_match(source.match(key))
+    return models.ladder_match(ladder_of(request).match(key))
 
 
 @router.get("/games", response_model=GamesPage)

@@ -269,6 +269,23 @@ def test_matches_show_their_games_so_far_from_as_side(ladder_client):
     assert ok(ladder_client, "/api/matches?status=finished")["matches"] == []
 
 
+def test_a_match_is_found_by_its_number_or_its_folder(ladder_client, folder_client):
+    assert ok(ladder_client, "/api/matches/2")["b"] == "gamma"
+    assert "no match 9" in refused(ladder_client, "/api/matches/9", 404)
+    assert ok(folder_client, "/api/matches/greedy-vs-random")["games_played"] == 2
+    assert "no match folder" in refused(folder_client, "/api/matches/nothing", 404)
+
+
+def test_a_ladder_without_bots_has_empty_standings(db_url, tmp_path):
+    ladder_with(db_url, tmp_path, [])[0].close()
+    source = LadderSource(tmp_path / "ladder", db_url)
+    with TestClient(create_app(source)) as client:
+        assert ok(client, "/api/standings") == []
+        assert ok(client, "/api/games") == {"games": [], "next": None}
+        assert "No bots yet" in client.get("/").text
+    source.close()
+
+
 def test_a_bots_rating_history_starts_at_1500_and_has_a_point_per_game(ladder_client):
     points = ok(ladder_client, "/api/bots/alpha/ratings")
     assert points[0] == {"games": 0, "rating": 1500.0}
