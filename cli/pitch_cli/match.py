@@ -139,6 +139,8 @@ def match(
     if cluster and attach:
         raise PitchError("--attach: bots started by hand cannot play on a cluster")
     with match_workers(cluster) as workers:
+        if cluster:
+            console.print(f"playing on the cluster at {cluster}", highlight=False)
         stop = not keep_going
         if resume is not None:
             summary = _playing(

@@ -1,0 +1,81 @@
+"""`pitch match --cluster`: the local match's games, played as deal pairs on a Dask
+cluster; and `pitch match` without it never imports Dask."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from pitch_cli import app
+from pitch_sdk.record import load_record
+
+ROOT = Path(__file__).resolve().parents[1]
+GREEDY, RANDOM = ROOT / "sample_bots" / "greedy", ROOT / "sample_bots" / "random"
+MATCH = ["match", str(GREEDY), str(RANDOM), "--games", "8", "--seed", "11"]
+
+
+@pytest.fixture(scope="module")
+def cluster_address() -> Iterator[str]:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local:
+        yield local.scheduler_address
+
+
+def _pitch(*args: str | Path) -> str:
+    result = CliRunner().invoke(app, [str(arg) for arg in args])
+    assert result.exit_code == 0, f"{result.output}{result.exception!r}"
+    return result.output
+
+
+def _games(folder: Path) -> dict[str, Any]:
+    """The match's records without what differs between two plays of a game (times, logs)."""
+    games = {}
+    for path in sorted((folder / "games").glob("*.json.gz")):
+        record = load_record(path)
+        for player in record["players"]:
+            assert Path(player["log"]).is_relative_to(folder), "a log of the match's own"
+            player.pop("log")
+            player.pop("cpu_ms", None)
+        for hand in record["hands"]:
+            for decision in hand["decisions"]:
+                decision.pop("ms", None)
+        games[path.name] = record
+    return games
+
+
+@pytest.mark.slow
+def test_a_match_on_a_cluster_plays_the_local_matchs_games(
+    cluster_address: str, tmp_path: Path
+) -> None:
+    _pitch(*MATCH, "--out", tmp_path / "local", "--concurrency", "2")
+    shown = _pitch(*MATCH, "--out", tmp_path / "cluster", "--cluster", cluster_address)
+    assert f"playing on the cluster at {cluster_address}" in shown
+    local, on_cluster = _games(tmp_path / "local"), _games(tmp_path / "cluster")
+    assert len(local) == 8 and on_cluster == local
+    outcomes = (tmp_path / "cluster" / "outcomes.jsonl").read_text().splitlines()
+    assert len(outcomes) == 8
+
+
+def test_bots_started_by_hand_cannot_play_on_a_cluster() -> None:
+    result = CliRunner().invoke(
+        app, [*MATCH, "--attach", str(GREEDY), "--cluster", "tcp://127.0.0.1:9"]
+    )
+    assert result.exit_code != 0
+    assert "bots started by hand cannot play on a cluster" in str(result.exception)
+
+
+def test_a_match_without_cluster_never_imports_dask() -> None:
+    listing = "import sys; import pitch_cli.match, pitch_cli.ladder; print(' '.join(sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", listing], capture_output=True, text=True, check=True
+    )
+    loaded = {name.split(".")[0] for name in done.stdout.split()}
+    assert not loaded & {"dask", "distributed"}
