@@ -79,3 +79,27 @@ def test_a_match_without_cluster_never_imports_dask() -> None:
     )
     loaded = {name.split(".")[0] for name in done.stdout.split()}
     assert not loaded & {"dask", "distributed"}
+
+
+KILLER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # the referee: a worker\n"
+
+
+@pytest.mark.slow
+def test_a_pair_that_kills_every_worker_it_runs_on_stops_the_match_naming_it(
+    cluster_address: str, tmp_path: Path
+) -> None:
+    killer = tmp_path / "killer"
+    killer.mkdir()
+    (killer / "bot.toml").write_text(
+        'name = "killer"\nversion = "0"\ncommand = ["python", "bot.py"]\n'
+    )
+    (killer / "bot.py").write_text(KILLER)
+    result = CliRunner().invoke(
+        app,
+        ["match", str(killer), str(RANDOM), "--games", "2", "--sandbox", "off",
+         "--out", str(tmp_path / "m"), "--cluster", cluster_address],
+    )  # fmt: skip
+    assert result.exit_code != 0
+    message = str(result.exception)
+    assert message.startswith("pair 0 killed every cluster worker that played it"), message
+    assert f"pitch match --resume {tmp_path / 'm'}" in message

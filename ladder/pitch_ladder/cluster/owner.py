@@ -28,7 +28,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path, PurePath
 from typing import Any
 
-from distributed import Client, as_completed
+from distributed import Client, KilledWorker, as_completed
 
 from pitch_referee.match import GameOutcome, GameSpec, Job, MatchFolder, WorkerError
 from pitch_referee.process import LOG_CAP_BYTES
@@ -128,7 +128,13 @@ class ClusterWorkers:
     def _result(future: Any, pair: int, root: Path) -> PlayedPair:
         try:
             return future.result()
-        except Exception as error:  # the task's RuntimeError, KilledWorker, a cancellation
+        except KilledWorker:
+            raise WorkerError(
+                f"pair {pair} killed every cluster worker that played it (as many as the "
+                "scheduler's allowed-failures allow), so one of its bots kills processes or "
+                f"uses all the memory; the finished games are kept in {root}"
+            ) from None
+        except Exception as error:  # the task's RuntimeError, a cancellation
             text = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise WorkerError(
                 f"pair {pair} failed on the cluster ({type(error).__name__}: {text}); "
