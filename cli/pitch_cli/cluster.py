@@ -103,32 +103,33 @@ def ladder_executor(
 def local(
     *,
     workers: Annotated[
-        int, typer.Option(help="Worker processes, each playing one game at a time.")
-    ] = 2,
+        int,
+        typer.Option(
+            help="Worker processes, each playing one game at a time (default: the cores)."
+        ),
+    ] = 0,
     port: Annotated[int, typer.Option(help="The scheduler's port (0: any free one).")] = 8786,
     host: Annotated[
         str, typer.Option(help="Where the scheduler listens: 0.0.0.0 for other machines' workers.")
     ] = "127.0.0.1",
+    affinity: Annotated[
+        bool, typer.Option(help="Pin each worker, with its bots, to its own core.")
+    ] = True,
 ) -> None:
     """Start a local Dask cluster (a scheduler and worker processes) until Ctrl-C.
 
     Give its address to --cluster (or PITCH_CLUSTER) of `pitch ladder run`, `pitch match`
     and `pitch serve`; workers of other machines join it with `dask worker ADDRESS`.
     """
-    if workers < 1:
-        raise typer.BadParameter("at least 1", param_hint="--workers")
-    from distributed import LocalCluster
+    if workers < 0:
+        raise typer.BadParameter("at least 1 (0: one per core)", param_hint="--workers")
+    from pitch_ladder.cluster.local import local_cluster
+    from pitch_referee.workers import usable_cores
 
-    cluster = LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        host=host,
-        scheduler_port=port,
-        dashboard_address=":0",
-    )
+    count = workers or len(usable_cores())
+    cluster = local_cluster(count, host, port, affinity)
     try:
-        typer.echo(f"scheduler at {cluster.scheduler_address} with {workers} worker(s)")
+        typer.echo(f"scheduler at {cluster.scheduler_address} with {count} worker(s)")
         typer.echo(f"use it with --cluster {cluster.scheduler_address}; Ctrl-C stops it")
         threading.Event().wait()
     except KeyboardInterrupt:

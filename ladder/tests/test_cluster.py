@@ -26,6 +26,7 @@ distributed = pytest.importorskip("distributed")
 
 from pitch_ladder.cluster import ClusterError, ClusterWorkers, connect  # noqa: E402
 from pitch_ladder.cluster.bots import CACHE  # noqa: E402
+from pitch_ladder.cluster.local import local_cluster  # noqa: E402
 
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12"]
 """Two rounds of one 12-game match (greedy vs random): 24 games, 12 deal pairs."""
@@ -36,13 +37,9 @@ DEAL_SECRET = "0" * 64
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    """A local cluster of two worker processes (a nanny restarts a killed one)."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as local,
-        distributed.Client(local, set_as_default=False) as client,
-    ):
+    """``pitch cluster local``'s cluster of two worker processes (a nanny restarts a
+    killed one)."""
+    with local_cluster(2) as local, distributed.Client(local, set_as_default=False) as client:
         yield client
 
 
@@ -96,6 +93,14 @@ def on_local_pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
     folder = tmp_path_factory.mktemp("local") / "ladder"
     cli(*RUN, "--workers", "2", *_new_ladder(folder))
     return _outcome(folder)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: nothing to pin apart")
+def test_a_local_clusters_workers_are_pinned_each_to_a_core_of_its_own(cluster: Any) -> None:
+    cores = cluster.run(lambda: sorted(os.sched_getaffinity(0)))
+    assert sorted(len(pinned) for pinned in cores.values()) == [1, 1]
+    assert len({pinned[0] for pinned in cores.values()}) == 2
 
 
 @pytest.mark.slow
