@@ -14,10 +14,10 @@ applies the event, so a reader may only ever miss the end of the last line, whic
 ``JournalReader`` leaves for its next read. The journal becomes a record in progress,
 in the project's record format, by replaying its lines through ``GameRecorder``.
 
-A journal whose writer died (a worker killed with -9) stays on disk until the match is
-run again (``sweep``), and is never listed as live: its writer's process is gone (on
-this host) or, seen from another host, it has been silent for longer than any decision
-may take (``Journal.is_stale``). Another publisher (Redis, a cluster's message bus)
+A journal whose writer died (a worker killed with -9) stays on disk until the match
+stops or is run again (``sweep``), and is never listed as live: its writer's process is
+gone (on this host) or, seen from another host, it has been silent for longer than any
+decision may take (``writer_gone``). Another publisher (Redis, a cluster's message bus)
 implements ``Publisher`` and ``Feed``; docs/live.md describes the seam.
 
 This module imports no web code: the server reads journals through it.
