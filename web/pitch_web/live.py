@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -53,6 +54,7 @@ from .timeline import timeline
 from .viewer import script_json
 
 router = APIRouter()
+log = logging.getLogger("pitch_web.live")
 
 POLL_S = 0.25
 """How often a stream looks whether its journal grew."""
@@ -305,7 +307,10 @@ class _Follower:
         except FileNotFoundError:
             return self._from_record()
         except JournalError as error:
-            return self._gone(str(error))
+            log.warning("live game %s: %s", self.live.key, error)
+            return self._gone(
+                "The game was started again, or its journal cannot be read: reload the page."
+            )
         if self.reader.header is None:
             return []
         header = self.reader.header
@@ -314,7 +319,7 @@ class _Follower:
         if self.reader.finished:
             return events + self._end()
         if not grew and writer_gone(self.reader.header, self.live.journal):
-            return events + self._gone("the game stopped before its end: its run was killed")
+            return events + self._gone("The game stopped before its end: its run was killed.")
         return events
 
     def _steps(self, record: dict[str, Any], at: tuple[Any, ...] | None = None) -> list[str]:
@@ -350,11 +355,12 @@ class _Follower:
         """The journal is gone: the game finished (its record tells the rest) or stopped."""
         path = self.live.record_path()
         if path is None:
-            return self._gone("the game stopped before its end: its match was interrupted")
+            return self._gone("The game stopped before its end: its match was interrupted.")
         try:
             events = self._steps(load_record(path))
         except RecordError as error:
-            return self._gone(f"the game's record cannot be read: {error}")
+            log.warning("live game %s: %s", self.live.key, error)
+            return self._gone("The game is over, but its record cannot be read.")
         return events + self._end()
 
     def _gone(self, message: str) -> list[str]:

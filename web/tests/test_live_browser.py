@@ -114,3 +114,50 @@ def test_a_viewer_opened_mid_game_follows_a_real_match_to_its_end(
             match.kill()
             match.wait()
     assert not list((served / "m-slow" / "live").glob("*.jsonl"))
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from pitch_referee.live import JournalPublisher
+    from pitch_sdk.record import FORMAT, VERSION
+    from pitch_sdk.table import Started
+
+    feed = JournalPublisher(Path(sys.argv[1]), 30).feed("pair-00000-a")
+    rules = {"scoring": "points", "dealer_steal": False, "target": 55, "hand_cap": 200}
+    heading = {"format": FORMAT, "version": VERSION, "rules": rules, "seed": 1,
+               "first_dealer": 0,
+               "players": [{"seat": s, "name": "doomed", "version": "1"} for s in range(4)]}
+    feed(Started("pair-00000-a", heading))
+    print("written", flush=True)
+    time.sleep(60)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_followed_game_whose_run_is_killed_says_so(tmp_path, page, screenshot, serve):
+    served = tmp_path / "served"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(served / "m" / "live")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "written\n"
+        with serve(create_app(FolderSource(served))) as server:
+            page.goto(f"{server.url}/live/m/pair-00000-a")
+            status = page.get_by_test_id("live-status")
+            assert "following" in status.inner_text()
+            writer.kill()  # SIGKILL: its journal stays, unfinished
+            writer.wait()
+            page.wait_for_function(
+                "document.querySelector('[data-testid=live-status]').textContent"
+                ".includes('stopped before its end')",
+                timeout=10_000,
+            )
+            screenshot("killed")
+    finally:
+        writer.kill()
+        writer.wait()

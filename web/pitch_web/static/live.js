@@ -62,11 +62,17 @@
     });
     source.addEventListener("gone", (event) => {
       source.close();
+      viewer.follow(false);
       status.className = "live-status lost";
       status.textContent = JSON.parse(event.data).message;
     });
     source.addEventListener("error", () => {
-      if (source.readyState === EventSource.CONNECTING) status.textContent = "live: reconnecting\u2026";
+      if (source.readyState === EventSource.CONNECTING) {
+        status.textContent = "live: reconnecting\u2026";
+      } else if (source.readyState === EventSource.CLOSED) { // refused: the game is no longer live
+        status.className = "live-status lost";
+        status.textContent = "The live stream stopped; reload the page to see the game.";
+      }
     });
   }
 
