@@ -70,12 +70,13 @@ function handValue(hand, trump) {
     + BID_OVERLONG * Math.max(0, length - 6);
 }
 
-/** The suit to name with this hand, and what it is expected to take. */
+/** The suit to name with this hand, and what it is expected to take. A tie goes to the
+ * higher suit number, as in the greedy bot, so that the two name the same suit. */
 function bestSuit(hand) {
   let best = { suit: 0, value: -Infinity };
   for (const suit of SUITS) {
     const value = handValue(hand, suit);
-    if (value > best.value) best = { suit, value };
+    if (value >= best.value) best = { suit, value };
   }
   return best;
 }
