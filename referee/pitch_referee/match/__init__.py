@@ -23,7 +23,7 @@ from start or resume to its summary).
 
 from .folder import MATCH_FORMAT, MATCH_VERSION, MatchFolder
 from .outcomes import GameOutcome
-from .pool import Job, WorkerError, Workers, play_here, run_workers
+from .pool import Job, WorkerError, Workers, play_pairs_at, run_workers
 from .running import MatchInterrupted, ProgressCallback, resume_match, run_match
 from .schedule import GameSpec, schedule
 from .settings import (
@@ -70,7 +70,7 @@ __all__ = [
     "WorkerError",
     "Workers",
     "default_games",
-    "play_here",
+    "play_pairs_at",
     "resume_match",
     "run_match",
     "run_workers",

@@ -194,21 +194,6 @@ def _worker_main(
     _work(job, worker, work, results, stop, print)
 
 
-def play_here(
-    job: Job, pairs: list[list[GameSpec]], announce: Callable[[str], None]
-) -> list[GameOutcome]:
-    """Play ``pairs`` on this thread with one referee, writing their records into
-    ``job.root`` (a cluster task's scratch folder); their outcomes, in order.
-
-    Raises:
-        BotError, MatchError, OSError: the referee could not play them.
-    """
-    outcomes: list[GameOutcome] = []
-    todo = iter(pairs)
-    asyncio.run(_play_pairs(job, 0, lambda: next(todo, None), outcomes.append, announce))
-    return outcomes
-
-
 STOP_POLL_S = 0.1
 """How often a worker looks whether the match has stopped, while a game plays."""
 
@@ -237,36 +222,53 @@ async def _play_pairs(
     announce: Callable[[str], None],
     stopped: Callable[[], bool] = lambda: False,
 ) -> None:
+    settings = job.settings
+    async with Referee(
+        MatchFolder(job.root).worker_logs(worker),
+        settings.referee_settings(job.sandboxed),
+        announce=announce,
+    ) as referee:
+        await play_pairs_at(referee, job, next_pair, report, stopped)
+
+
+async def play_pairs_at(
+    referee: Referee,
+    job: Job,
+    next_pair: Callable[[], list[GameSpec] | None],
+    report: Callable[[GameOutcome], None],
+    stopped: Callable[[], bool] = lambda: False,
+) -> None:
+    """Play pairs from ``next_pair`` until it says none are left (or the match stops) at
+    an open ``referee``, whose bot processes stay up from one pair to the next (a local
+    worker's, or a cluster worker's kept between the tasks of a match); each record is
+    written into ``job.root`` before its outcome is reported."""
     folder = MatchFolder(job.root)
     slots = {
         key: PlayerSlot(key, entrant.manifest, entrant.name)
         for key, entrant in (("A1", job.a), ("A2", job.a), ("B1", job.b), ("B2", job.b))
     }
     settings = job.settings
-    async with Referee(
-        folder.worker_logs(worker), settings.referee_settings(job.sandboxed), announce=announce
-    ) as referee:
-        while (pair := next_pair()) is not None:
-            for spec in pair:
-                if stopped():
-                    return
-                feed = job.publisher.feed(spec.game_id)
-                try:
-                    game = asyncio.ensure_future(
-                        referee.play(
-                            seats(spec, slots),
-                            game_id=spec.game_id,
-                            seed=spec.seed,
-                            options=settings.options(),
-                            first_dealer=spec.first_dealer,
-                            secret=str(settings.seed),
-                            watchers=[feed],
-                        )
+    while (pair := next_pair()) is not None:
+        for spec in pair:
+            if stopped():
+                return
+            feed = job.publisher.feed(spec.game_id)
+            try:
+                game = asyncio.ensure_future(
+                    referee.play(
+                        seats(spec, slots),
+                        game_id=spec.game_id,
+                        seed=spec.seed,
+                        options=settings.options(),
+                        first_dealer=spec.first_dealer,
+                        secret=str(settings.seed),
+                        watchers=[feed],
                     )
-                    if not await _finished(game, stopped):
-                        return  # abandoned: it leaves no record, and resuming plays it
-                    result = game.result()
-                    write_record(result.record, folder.record_path(spec, settings.compress_records))
-                finally:
-                    feed.close()  # live no more: the record is written, or the game abandoned
-                report(GameOutcome.from_record(spec, result.record))
+                )
+                if not await _finished(game, stopped):
+                    return  # abandoned: it leaves no record, and resuming plays it
+                result = game.result()
+                write_record(result.record, folder.record_path(spec, settings.compress_records))
+            finally:
+                feed.close()  # live no more: the record is written, or the game abandoned
+            report(GameOutcome.from_record(spec, result.record))
