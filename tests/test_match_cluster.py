@@ -82,6 +82,8 @@ def test_a_match_without_cluster_never_imports_dask() -> None:
 
 
 KILLER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # the referee: a worker\n"
+"""Unsandboxed (a sandboxed bot cannot see its referee); both sides kill, so that no
+other bot is left behind by the workers it kills."""
 
 
 @pytest.mark.slow
@@ -96,7 +98,7 @@ def test_a_pair_that_kills_every_worker_it_runs_on_stops_the_match_naming_it(
     (killer / "bot.py").write_text(KILLER)
     result = CliRunner().invoke(
         app,
-        ["match", str(killer), str(RANDOM), "--games", "2", "--sandbox", "off",
+        ["match", str(killer), str(killer), "--games", "2", "--sandbox", "off",
          "--out", str(tmp_path / "m"), "--cluster", cluster_address],
     )  # fmt: skip
     assert result.exit_code != 0

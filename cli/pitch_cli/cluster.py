@@ -6,6 +6,7 @@ set), or ``pitch cluster local`` run.
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -116,7 +117,7 @@ def local(
         bool, typer.Option(help="Pin each worker, with its bots, to its own core.")
     ] = True,
 ) -> None:
-    """Start a local Dask cluster (a scheduler and worker processes) until Ctrl-C.
+    """Start a local Dask cluster (a scheduler and worker processes) until Ctrl-C or SIGTERM.
 
     Give its address to --cluster (or PITCH_CLUSTER) of `pitch ladder run`, `pitch match`
     and `pitch serve`; workers of other machines join it with `dask worker ADDRESS`.
@@ -131,8 +132,11 @@ def local(
     try:
         typer.echo(f"scheduler at {cluster.scheduler_address} with {count} worker(s)")
         typer.echo(f"use it with --cluster {cluster.scheduler_address}; Ctrl-C stops it")
-        threading.Event().wait()
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda _number, _frame: stop.set())
+        stop.wait()
     except KeyboardInterrupt:
-        typer.echo("stopping the cluster")
+        pass
     finally:
+        typer.echo("stopping the cluster")
         cluster.close()

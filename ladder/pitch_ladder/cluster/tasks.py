@@ -1,25 +1,38 @@
 """The cluster's task: one deal pair, played on a worker, handed back as plain data.
 
 A task is a deal pair, never a whole match, so that one slow match does not hold one
-worker while others idle. The worker plays the pair as a local match worker would
-(``match.play_here``: the same referee, the sandbox where the owner's settings say so)
+worker while others idle. The worker plays the pair as a local match worker would (the
+same referee and ``match.play_pairs_at``, the sandbox where the owner's settings say so)
 into a scratch match folder, and returns the finished records (plain dicts), their
-outcomes and the bots' logs; the owner writes them into the real match folder.
-The task touches nothing of the owner's but, on a machine that sees the owner's match
-folder (a local cluster, a shared file system), the live journals of its games.
+outcomes and what the bots logged meanwhile; the owner writes them into the real match
+folder. The task touches nothing of the owner's but, on a machine that sees the owner's
+match folder (a local cluster, a shared file system), the live journals of its games.
+
+Starting a referee and four bot processes costs about half a second, five games' worth,
+so a worker keeps the referee of its last match open (``_Kept``) with its bots, as a
+local worker does from one pair to the next: the match's next pair on this worker plays
+at once. Another match's pair closes it first, and so does ``IDLE_S`` without a pair; a
+pair that fails closes it too, so the next one starts afresh. One game at a time per
+worker: give workers one thread (``--nthreads 1``); more threads take turns.
 
 Imports Dask: only cluster code imports this module.
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import contextlib
+import json
 import shutil
 import tempfile
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from distributed import get_worker
+from distributed import Worker, get_worker
 
 from pitch_referee.errors import BotError
 from pitch_referee.live import JournalPublisher
@@ -31,11 +44,17 @@ from pitch_referee.match import (
     MatchError,
     MatchFolder,
     MatchSettings,
-    play_here,
+    play_pairs_at,
 )
+from pitch_referee.referee import Referee
 from pitch_sdk.record import RecordError, load_record
 
 from .bots import BotRef, fetch_bot
+
+IDLE_S = 30.0
+"""How long a worker keeps a match's referee and bots up after its last pair."""
+CLOSE_WAIT_S = 10.0
+"""How long a worker that ends waits for its open match's bots to stop."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +65,7 @@ class PlayedPair:
     records: list[dict[str, Any]]
     """Each outcome's game record, in the same order."""
     logs: dict[str, bytes] = field(default_factory=dict)
-    """The bots' logs of this pair, by file name (``A1-<bot>.log``...)."""
+    """What the bots logged while this pair played, by file name (``A1-<bot>.log``...)."""
     worker: str = ""
     """The Dask worker's address."""
     fetched: tuple[str, ...] = ()
@@ -74,34 +93,134 @@ def play_pair(
             exceptions leave a task, so that any client can read them.
     """
     worker = get_worker()
-    scratch = Path(tempfile.mkdtemp(prefix="pair-", dir=worker.local_directory))
-    folder = MatchFolder(scratch)
     try:
-        folder.games_dir.mkdir()
         (a_bot, a_fetched), (b_bot, b_fetched) = fetch_bot(a), fetch_bot(b)
-        publisher = (
-            live
-            if live.live_dir.parent.is_dir()
-            else JournalPublisher.for_match(scratch, live.max_silence_s)
-        )
-        job = Job(
-            Entrant(a_bot.name, a_bot),
-            Entrant(b_bot.name, b_bot),
-            settings,
-            scratch,
-            sandboxed,
-            publisher,
-        )
-        outcomes = play_here(job, [pair], _quiet)
-        compress = settings.compress_records
-        records = [load_record(folder.record_path(o.spec, compress)) for o in outcomes]
-        logs = {path.name: path.read_bytes() for path in folder.worker_logs(0).glob("*.log")}
+        key = (a.digest, b.digest, json.dumps(settings.to_json(), sort_keys=True), sandboxed, live)
+
+        def job() -> Job:
+            scratch = Path(tempfile.mkdtemp(prefix="match-", dir=worker.local_directory))
+            MatchFolder(scratch).games_dir.mkdir()
+            journals = live if live.live_dir.parent.is_dir() else JournalPublisher.for_match(
+                scratch, live.max_silence_s
+            )  # fmt: skip
+            a_entrant, b_entrant = Entrant(a_bot.name, a_bot), Entrant(b_bot.name, b_bot)
+            return Job(a_entrant, b_entrant, settings, scratch, sandboxed, journals)
+
+        outcomes, records, logs = _kept(worker).play(key, job, pair)
     except (BotError, MatchError, OSError, RecordError) as error:
         raise RuntimeError(f"pair {pair[0].pair} on {worker.address}: {error}") from None
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     fetched = tuple(ref.digest for ref, now in ((a, a_fetched), (b, b_fetched)) if now)
     return PlayedPair(outcomes, records, logs, worker.address, fetched)
+
+
+Played = tuple[list[GameOutcome], list[dict[str, Any]], dict[str, bytes]]
+
+
+class _Table:
+    """One match's open referee on this worker, with its scratch folder."""
+
+    def __init__(self, key: object, job: Job, referee: Referee) -> None:
+        self.key = key
+        self.job = job
+        self.referee = referee
+        self.folder = MatchFolder(job.root)
+        self.logged: dict[str, int] = {}
+        """How much of each bot log earlier pairs have handed back."""
+
+    @classmethod
+    async def open(cls, key: object, job: Job) -> _Table:
+        settings = job.settings.referee_settings(job.sandboxed)
+        referee = Referee(MatchFolder(job.root).worker_logs(0), settings, announce=_quiet)
+        await referee.__aenter__()
+        return cls(key, job, referee)
+
+    async def play(self, pair: list[GameSpec]) -> Played:
+        outcomes: list[GameOutcome] = []
+        todo = iter([pair])
+        await play_pairs_at(self.referee, self.job, lambda: next(todo, None), outcomes.append)
+        records = []
+        for outcome in outcomes:
+            path = self.folder.record_path(outcome.spec, self.job.settings.compress_records)
+            records.append(load_record(path))
+            path.unlink()
+        return outcomes, records, self._new_logs()
+
+    def _new_logs(self) -> dict[str, bytes]:
+        logs = {}
+        for path in sorted(self.folder.worker_logs(0).glob("*.log")):
+            with path.open("rb") as log:
+                log.seek(self.logged.get(path.name, 0))
+                logs[path.name] = log.read()
+                self.logged[path.name] = log.tell()
+        return logs
+
+    async def close(self) -> None:
+        try:
+            await self.referee.close()
+        finally:
+            shutil.rmtree(self.job.root, ignore_errors=True)
+
+
+class _Kept:
+    """A worker's event loop, on a thread of its own, and the match it keeps open."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="pitch-referee", daemon=True).start()
+        self.table: _Table | None = None
+        self.turn = asyncio.Lock()
+        self.idle: asyncio.TimerHandle | None = None
+        self.closing: asyncio.Task[None] | None = None
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """Stop the open match's bots: a worker that ends leaves none behind (sandboxed
+        bots die with it anyway; trusted ones run outside the sandbox)."""
+        closing = asyncio.run_coroutine_threadsafe(self._close_unless_busy(), self.loop)
+        with contextlib.suppress(Exception):
+            closing.result(timeout=CLOSE_WAIT_S)
+
+    def play(self, key: object, job: Callable[[], Job], pair: list[GameSpec]) -> Played:
+        """Play ``pair`` at the open table of ``key``, opened first (``job``) if needed."""
+        return asyncio.run_coroutine_threadsafe(self._play(key, job, pair), self.loop).result()
+
+    async def _play(self, key: object, job: Callable[[], Job], pair: list[GameSpec]) -> Played:
+        async with self.turn:
+            if self.idle is not None:
+                self.idle.cancel()
+            try:
+                if self.table is None or self.table.key != key:
+                    await self._close()
+                    self.table = await _Table.open(key, job())
+                return await self.table.play(pair)
+            except BaseException:
+                await self._close()  # a referee that failed is not trusted with the next pair
+                raise
+            finally:
+                self.idle = self.loop.call_later(IDLE_S, self._close_when_idle)
+
+    def _close_when_idle(self) -> None:
+        self.closing = self.loop.create_task(self._close_unless_busy())
+
+    async def _close_unless_busy(self) -> None:
+        async with self.turn:
+            await self._close()
+
+    async def _close(self) -> None:
+        table, self.table = self.table, None
+        if table is not None:
+            await table.close()
+
+
+_kept_by_worker: dict[str, _Kept] = {}
+_kept_lock = threading.Lock()
+
+
+def _kept(worker: Worker) -> _Kept:
+    """The worker's ``_Kept`` (a worker process has one; a test's in-process cluster has
+    several workers in one process)."""
+    with _kept_lock:
+        return _kept_by_worker.setdefault(worker.address, _Kept())
 
 
 def _quiet(_message: str) -> None:
