@@ -1,0 +1,123 @@
+"""Matches on a Dask cluster against the local pool, and what a big cluster would cost.
+
+Run by hand: ``uv run python bench/cluster.py``. Results go in ``bench/RESULTS.md``.
+
+1. Games per second, greedy against random over gRPC (the sandbox where the machine has
+   one, ``hand_cap`` 60): ``run_match`` on the local pool (its worker processes pinned,
+   the default) and on ``pitch cluster local``'s cluster (workers pinned too), with one
+   worker and with two; the four set-ups alternate, ``--rounds`` times. The clusters are
+   started once and warmed with a match (their workers fetch the bots then); the local
+   pool starts its worker processes for each match, as ``pitch match`` does.
+2. What the owner pays per game on the cluster, the figures that say where a 100-worker
+   cluster's bottleneck is: the owner process's CPU (its client, the scheduler, which a
+   local cluster runs in the same process, and writing records), the bytes a game's
+   result carries back (its record, pickled, as the task returns it), and the scheduler's
+   round trip per task (no-op tasks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from distributed import Client
+
+from pitch_ladder.cluster import ClusterWorkers
+from pitch_ladder.cluster.local import local_cluster
+from pitch_referee.match import Entrant, MatchSettings, Workers, run_match, run_workers
+from pitch_sdk.record import load_record
+
+ROOT = Path(__file__).resolve().parents[1]
+HAND_CAP = 60
+
+
+def play(
+    workers: Workers, concurrency: int, games: int, seed: int, out: Path
+) -> tuple[float, float]:
+    """One match; its wall-clock seconds and this process's CPU seconds."""
+    a = Entrant.from_folder(ROOT / "sample_bots" / "greedy")
+    b = Entrant.from_folder(ROOT / "sample_bots" / "random")
+    settings = MatchSettings(
+        games=games, seed=seed, concurrency=concurrency, rules={"hand_cap": HAND_CAP}
+    )
+    wall, cpu = time.perf_counter(), time.process_time()
+    summary = run_match(a, b, settings, out, announce=lambda _text: None, workers=workers)
+    assert summary.games_played == games, summary.status
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def result_bytes(folder: Path) -> float:
+    """Mean pickled size of a game's record, as a task hands it back."""
+    sizes = [len(pickle.dumps(load_record(path))) for path in (folder / "games").iterdir()]
+    return statistics.mean(sizes)
+
+
+def task_round_trip(client: Client, tasks: int = 2000) -> float:
+    """Seconds per no-op task, submitted and gathered in one batch."""
+    start = time.perf_counter()
+    client.gather(client.map(abs, range(tasks), pure=False))
+    return (time.perf_counter() - start) / tasks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--rounds", type=int, default=3)
+    arguments = parser.parse_args()
+    games = arguments.games
+    with tempfile.TemporaryDirectory() as scratch, local_cluster(1) as one, local_cluster(2) as two:
+        clients = {1: Client(one, set_as_default=False), 2: Client(two, set_as_default=False)}
+        owners = {size: ClusterWorkers(client) for size, client in clients.items()}
+        setups: dict[str, tuple[Workers, int]] = {
+            "local pool, 1 worker": (run_workers, 1),
+            "cluster, 1 worker": (owners[1], 1),
+            "local pool, 2 workers": (run_workers, 2),
+            "cluster, 2 workers": (owners[2], 2),
+        }
+        counter = iter(range(10**6))
+        folder: Callable[[], Path] = lambda: Path(scratch) / f"m{next(counter)}"  # noqa: E731
+        for size in (1, 2):
+            play(owners[size], size, 4, 0, folder())  # warm-up: the workers fetch the bots
+        rates: dict[str, list[float]] = {name: [] for name in setups}
+        owner_cpu: list[float] = []
+        last = Path()
+        for round_number in range(arguments.rounds):
+            for name, (workers, size) in setups.items():
+                last = folder()
+                wall, cpu = play(workers, size, games, 1000 + round_number, last)
+                rates[name].append(games / wall)
+                if name == "cluster, 2 workers":
+                    owner_cpu.append(cpu / games)
+                print(f"round {round_number + 1}: {name}: {games / wall:.2f} games/s", flush=True)
+        round_trip = task_round_trip(clients[2])
+        carried = result_bytes(last)
+        for client in clients.values():
+            client.close()
+    print()
+    print("| set-up | " + " | ".join(f"run {n + 1}" for n in range(arguments.rounds)) + " | mean |")
+    print("|---|" + "---|" * (arguments.rounds + 1))
+    means = {}
+    for name, values in rates.items():
+        means[name] = statistics.mean(values)
+        shown = " | ".join(f"{value:.2f}" for value in values)
+        print(f"| {name} | {shown} | {means[name]:.2f} |")
+    print()
+    for size, plural in ((1, "worker"), (2, "workers")):
+        ratio = means[f"cluster, {size} {plural}"] / means[f"local pool, {size} {plural}"]
+        print(f"{size} {plural}: cluster / local pool {ratio:.3f}")
+    local_scaling = means["local pool, 2 workers"] / means["local pool, 1 worker"]
+    cluster_scaling = means["cluster, 2 workers"] / means["cluster, 1 worker"]
+    print(f"scaling 1 -> 2 workers: local {local_scaling:.2f}, cluster {cluster_scaling:.2f}")
+    owner_ms = 1000 * statistics.mean(owner_cpu)
+    print(f"owner CPU per game on the cluster (client, scheduler, records): {owner_ms:.2f} ms")
+    print(f"a game's record as the task returns it (pickled): {carried / 1024:.1f} KB")
+    print(f"scheduler round trip per no-op task: {1000 * round_trip:.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
