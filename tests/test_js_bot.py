@@ -63,11 +63,13 @@ def node() -> str:
 
 @pytest.fixture(scope="module")
 def kit(node: str) -> Path:
-    """The kit folder with its npm packages installed (``npm install`` there if missing)."""
-    if not (KIT / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        npm = shutil.which("npm")
-        if npm is None:
-            _missing("npm is not installed: the kit's packages cannot be installed")
+    """The kit folder with its npm packages installed: ``npm install`` there unless
+    ``npm ls`` finds every package of ``package.json`` already, in a version it accepts."""
+    npm = shutil.which("npm")
+    if npm is None:
+        _missing("npm is not installed: the kit's packages cannot be checked or installed")
+    listed = subprocess.run([npm, "ls"], cwd=KIT, capture_output=True, timeout=120)
+    if listed.returncode != 0:
         done = subprocess.run(
             [npm, *NPM_INSTALL], cwd=KIT, capture_output=True, text=True, timeout=300
         )
