@@ -1,0 +1,166 @@
+"""The environment's fixed action space: every decision of the game as one of 230 ids.
+
+Each id means one thing whatever the state (``docs/env.md`` lists the blocks), so a
+policy's output and a log line read the same in every phase; the mask says which ids are
+legal now. A discard or a pick-up (a set of cards) is chosen a card at a time, in
+ascending card order, with ``DONE`` to stop picking up: the space stays small (one slot
+per card, not one per subset) and every set has exactly one sequence of ids.
+
+``DecisionSteps`` turns one table decision into those steps, for the environment and
+for ``PolicyBot`` alike, from the legal actions the engine lists: no rule is re-derived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..actions import (
+    LEAVE,
+    PASS,
+    STOP,
+    Action,
+    Bid,
+    Discard,
+    NameTrump,
+    PickUp,
+    Play,
+    StockChoice,
+    StockMove,
+)
+from ..cards import JOKER, SECOND_JOKER, SUITS, CardMask, card_name, cards_in
+
+CARD_SLOTS = 53
+"""One slot per card code 0-52: the jokers are identical, so both are slot 52 (``JOKER``)."""
+
+PASS_ID = 0
+BID_IDS = 1  # bids 4..13 are ids 1..10
+TRUMP_IDS = 11  # clubs, diamonds, hearts, spades
+DISCARD_IDS = 15  # discard card c: 15 + c
+PICKUP_IDS = DISCARD_IDS + CARD_SLOTS  # pick up card c: 68 + c
+DONE = PICKUP_IDS + CARD_SLOTS  # 121: pick up no more cards
+TAKE_IDS = DONE + 1  # take the turned stock card, giving up card c: 122 + c
+LEAVE_ID = TAKE_IDS + CARD_SLOTS  # 175
+STOP_ID = LEAVE_ID + 1  # 176
+PLAY_IDS = STOP_ID + 1  # play card c: 177 + c
+ACTION_COUNT = PLAY_IDS + CARD_SLOTS  # 230
+
+_ID_OF: dict[Action, int] = {PASS: PASS_ID, LEAVE: LEAVE_ID, STOP: STOP_ID}
+_ID_OF.update({Bid(amount): BID_IDS + amount - 4 for amount in range(4, 14)})
+_ID_OF.update({NameTrump(suit): TRUMP_IDS + suit for suit in SUITS})
+_ID_OF.update({StockChoice(StockMove.TAKE, card): TAKE_IDS + card for card in range(CARD_SLOTS)})
+_ID_OF.update({Play(card): PLAY_IDS + card for card in range(CARD_SLOTS)})
+_ACTION_OF = {number: action for action, number in _ID_OF.items()}
+
+
+def action_id(action: Action) -> int:
+    """The id of a single-step action (anything but a discard or a pick-up).
+
+    Raises:
+        KeyError: a discard or pick-up (chosen card by card), or a malformed action.
+    """
+    return _ID_OF[action]
+
+
+def describe(number: int) -> str:
+    """What an id means, in the action's text form (``bid 7``, ``discard card AS``...)."""
+    if number in _ACTION_OF:
+        return str(_ACTION_OF[number])
+    if number == DONE:
+        return "pickup done"
+    if DISCARD_IDS <= number < DONE:
+        kind, base = ("discard", DISCARD_IDS) if number < PICKUP_IDS else ("pickup", PICKUP_IDS)
+        return f"{kind} card {card_name(number - base)}"
+    raise ValueError(f"no action has id {number} (ids are 0-{ACTION_COUNT - 1})")
+
+
+class IllegalIdError(ValueError):
+    """An id that the mask does not allow now."""
+
+
+class DecisionSteps:
+    """One decision at the table, taken as one or more environment steps.
+
+    A single-step decision is answered by one id. A set decision (``Discard`` or
+    ``PickUp``) is a path of card ids in ascending order, ending where the set is
+    complete; ``DONE`` closes a pick-up early. Steps with only one legal id are taken
+    here at once, as the table takes forced decisions: an agent is never asked a
+    question with a single answer.
+    """
+
+    def __init__(self, legal: Sequence[Action]) -> None:
+        self.legal = legal
+        self.chosen: CardMask = 0
+        """The cards chosen so far in a set decision (an observation field)."""
+        self.action: Action | None = None
+        """The finished decision, once the last step is taken."""
+        first = legal[0]
+        self._base = None
+        if isinstance(first, (Discard, PickUp)):
+            self._base = DISCARD_IDS if isinstance(first, Discard) else PICKUP_IDS
+            self._paths = {_path(action.cards): action for action in legal}  # type: ignore[union-attr]
+            self._prefix: tuple[int, ...] = ()
+        self.legal_ids = self._next_ids()
+        self._take_forced()
+
+    def mask(self) -> np.ndarray:
+        """The legal ids now, as 0/1 (``int8``) over the whole action space."""
+        mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+        mask[self.legal_ids] = 1
+        return mask
+
+    def take(self, number: int) -> Action | None:
+        """Take one step; return the finished action, or ``None`` while a set is chosen.
+
+        Raises:
+            IllegalIdError: ``number`` is not legal now.
+        """
+        if number not in self.legal_ids:
+            raise IllegalIdError(
+                f"action {number} ({_safe_describe(number)}) is not legal now: legal are "
+                + ", ".join(f"{n} ({describe(n)})" for n in self.legal_ids)
+            )
+        if self._base is None:
+            self.action = _ACTION_OF[number]
+            return self.action
+        self._step(number)
+        self._take_forced()
+        return self.action
+
+    def _step(self, number: int) -> None:
+        if number == DONE:
+            self.action = self._paths[self._prefix]
+            return
+        card = number - self._base  # type: ignore[operator]
+        self._prefix += (card,)
+        self.chosen |= 1 << (SECOND_JOKER if card == JOKER and self.chosen >> JOKER & 1 else card)
+        self.legal_ids = self._next_ids()
+
+    def _take_forced(self) -> None:
+        while self.action is None and len(self.legal_ids) == 1:
+            self.take(self.legal_ids[0])
+
+    def _next_ids(self) -> list[int]:
+        if self._base is None:
+            return sorted(_ID_OF[action] for action in self.legal)
+        depth, prefix = len(self._prefix), self._prefix
+        cards = {
+            path[depth] for path in self._paths if len(path) > depth and path[:depth] == prefix
+        }
+        ids = [self._base + card for card in sorted(cards)]
+        if prefix in self._paths:
+            ids.append(DONE)
+        return ids
+
+
+def _path(cards: CardMask) -> tuple[int, ...]:
+    """A set as its ascending card slots: a joker is slot 52, twice for both jokers."""
+    return tuple(min(card, JOKER) for card in cards_in(cards))
+
+
+def _safe_describe(number: int) -> str:
+    try:
+        return describe(number)
+    except ValueError:
+        return "no such action"

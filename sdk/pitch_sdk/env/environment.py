@@ -1,0 +1,255 @@
+"""``PitchEnv``: 13-point partner pitch as a PettingZoo AEC environment.
+
+The game is played at the SDK's own ``Table``, the driver of every match: it deals from
+the seed, applies forced decisions without asking, and keeps the record. The
+environment's seats are players whose ``decide`` waits for ``step()``: ``Table.play()``
+is a coroutine, so the environment runs it until a seat waits, and resumes it with the
+seat's action. Seats given to ``bots`` are SDK bots that the table asks itself.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator, Mapping
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ..bot import Bot
+from ..cards import SEATS, Seat, team_of
+from ..options import RuleOptions
+from ..selfplay import BotPlayer
+from ..table import Answer, GameStart, Player, SeatEvent, Table, Turn
+from ..views import PlayerView
+from .actions import ACTION_COUNT, DecisionSteps
+from .observation import HIGH, LOW, OBSERVATION_SIZE, encode
+
+Reward = Literal["hand", "game"]
+
+
+def agent_name(seat: Seat) -> str:
+    """The agent that plays ``seat``: ``seat_0`` ... ``seat_3``."""
+    return f"seat_{seat}"
+
+
+def seat_of(agent: str) -> Seat:
+    """The seat an agent plays."""
+    return int(agent.removeprefix("seat_"))
+
+
+class _StepWait:
+    """What an environment seat awaits: the table's coroutine hands ``turn`` out to the
+    environment and gets back the action ``step()`` finished."""
+
+    __slots__ = ("turn",)
+
+    def __init__(self, turn: Turn) -> None:
+        self.turn = turn
+
+    def __await__(self) -> Generator[Turn, Any, Any]:
+        return (yield self.turn)
+
+
+class _AgentSeat:
+    """A seat played by the environment's agent."""
+
+    def __init__(self, seat: Seat) -> None:
+        self.name = agent_name(seat)
+        self.version = "env"
+
+    def start(self, game: GameStart) -> None:
+        """Nothing to do: the agent reads everything from its observations."""
+
+    async def decide(self, turn: Turn) -> Answer:
+        return Answer(await _StepWait(turn), None)
+
+    def observe(self, event: SeatEvent) -> None:
+        """Nothing to do: the observation is built from the view when asked."""
+
+    def end(self, view: PlayerView) -> None:
+        """Nothing to do: the end is the agents' termination."""
+
+
+class PitchEnv(AECEnv):
+    """Four seats, partners opposite; each agent is a seat (``seat_0`` ... ``seat_3``).
+
+    Args:
+        bots: seats played by SDK bots in this process (say ``{1: GreedyBot(), 3:
+            GreedyBot()}``); the other seats are the agents.
+        reward: ``"hand"`` (default): when a hand is scored, each seat gets its team's
+            score change minus the other team's, in points. ``"game"``: at the end, +1
+            for the winning team's seats, -1 for the losers, 0 for a draw.
+        rules: the rule options (the standard rules by default).
+        render_mode: ``"ansi"`` for ``render()`` to return the position as text.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "pitch_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        *,
+        bots: Mapping[Seat, Bot] | None = None,
+        reward: Reward = "hand",
+        rules: RuleOptions | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if reward not in ("hand", "game"):
+            raise ValueError(f"reward={reward!r}: expected 'hand' or 'game'")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r}: expected None or 'ansi'")
+        self.bots = dict(bots or {})
+        self.reward = reward
+        self.rules = rules or RuleOptions()
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(seat) for seat in SEATS if seat not in self.bots]
+        if not self.possible_agents:
+            raise ValueError("every seat is a bot: leave at least one seat to an agent")
+        observation = spaces.Dict(
+            {
+                "observation": spaces.Box(LOW, HIGH, (OBSERVATION_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), np.int8),
+            }
+        )
+        action = spaces.Discrete(ACTION_COUNT)
+        self._observation_spaces = {agent: observation for agent in self.possible_agents}
+        self._action_spaces = {agent: action for agent in self.possible_agents}
+        self._seeds = random.Random()
+        self._table: Table | None = None
+        self._game: Any = None
+        self._turn: Turn | None = None
+        self._steps: DecisionSteps | None = None
+        self._scored = 0
+        self.game_seed: int | None = None
+        """The seed of the game being played: the table's seed, as ``pitch simulate``'s."""
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a game. ``reset(seed=s)`` plays the game of seed ``s`` (the deals of
+        ``pitch simulate --seed s``); later resets without a seed follow on from it."""
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            self.game_seed = seed
+        else:
+            self.game_seed = self._seeds.getrandbits(63)
+        self.close()
+        players: list[Player] = [
+            BotPlayer(self.bots[seat]) if seat in self.bots else _AgentSeat(seat) for seat in SEATS
+        ]
+        self._table = Table(
+            players,
+            seed=self.game_seed,
+            options=self.rules,
+            game_id=f"env-{self.game_seed}",
+            bot_seeds=[f"{self.game_seed}:{seat}" for seat in SEATS],
+        )
+        self._game = self._table.play()
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
+        self._scored = 0
+        self._resume(None)
+
+    def step(self, action: int | None) -> None:
+        """Take ``action`` (an id the mask allows) for ``agent_selection``; ``None`` for
+        an agent whose game is over.
+
+        Raises:
+            IllegalIdError: the mask does not allow ``action`` now.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        assert self._steps is not None, "step() before reset()"
+        finished = self._steps.take(int(action))  # type: ignore[arg-type]
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if finished is not None:
+            self._resume(finished)
+        self._accumulate_rewards()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The seat's view as numbers, and the ids it may take now (none if not its turn)."""
+        seat = seat_of(agent)
+        turn, steps = self._turn, self._steps
+        if turn is not None and steps is not None and turn.view.seat == seat:
+            return {"observation": encode(turn.view, steps.chosen), "action_mask": steps.mask()}
+        assert self._table is not None, "observe() before reset()"
+        return {
+            "observation": encode(self._table.state.view(seat)),
+            "action_mask": np.zeros(ACTION_COUNT, dtype=np.int8),
+        }
+
+    def render(self) -> str | None:
+        """The whole position as text (``render_mode="ansi"``): for people, not agents."""
+        if self.render_mode != "ansi" or self._table is None:
+            return None
+        return repr(self._table.state)
+
+    def close(self) -> None:
+        """Stop a game in progress (its coroutine is closed, nothing is left waiting)."""
+        if self._game is not None:
+            self._game.close()
+            self._game = None
+
+    def record(self) -> dict[str, Any]:
+        """The game's record so far (``pitch_sdk.record`` format): replay it, view it."""
+        assert self._table is not None, "record() before reset()"
+        return self._table.recorder.record()
+
+    def _resume(self, action: Any) -> None:
+        """Run the table until an agent must decide, or the game ends; score the hands
+        finished on the way."""
+        while True:
+            try:
+                turn = self._game.send(action)
+            except StopIteration:
+                self._game = self._turn = self._steps = None
+                self._score()
+                self._finish()
+                return
+            steps = DecisionSteps(turn.view.legal_actions)
+            if steps.action is None:
+                break
+            action = steps.action  # a question with one answer (the table asks none)
+        self._turn, self._steps = turn, steps
+        self.agent_selection = agent_name(turn.view.seat)
+        self._score()
+
+    def _score(self) -> None:
+        assert self._table is not None
+        results = self._table.state.hand_results
+        if self.reward != "hand" or len(results) == self._scored:
+            return
+        before = results[self._scored - 1].scores if self._scored else (0, 0)
+        after = results[-1].scores
+        self._scored = len(results)
+        gain = (after[0] - before[0]) - (after[1] - before[1])
+        for agent in self.agents:
+            self.rewards[agent] += gain if team_of(seat_of(agent)) == 0 else -gain
+
+    def _finish(self) -> None:
+        assert self._table is not None
+        outcome = self._table.state.outcome
+        assert outcome is not None
+        for agent in self.agents:
+            self.terminations[agent] = True
+            if self.reward == "game" and outcome.winner is not None:
+                self.rewards[agent] += 1.0 if team_of(seat_of(agent)) == outcome.winner else -1.0
+        if self.agent_selection not in self.agents:
+            self.agent_selection = self.agents[0]

@@ -1,0 +1,246 @@
+"""The PettingZoo environment (``pitch_sdk.env``): the PettingZoo conformance tests, exact
+reproduction from a seed, the action encoding (set decisions card by card), rewards, and
+the adapters between policies and bots."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from pitch_sdk.actions import Bid, Discard, PickUp, parse_action
+from pitch_sdk.bots import GreedyBot
+from pitch_sdk.cards import JOKER, SECOND_JOKER, parse_cards
+from pitch_sdk.env import DONE, DecisionSteps, IllegalIdError, PitchEnv, PolicyBot, describe
+from pitch_sdk.env.actions import ACTION_COUNT, BID_IDS, DISCARD_IDS, PASS_ID, PICKUP_IDS
+from pitch_sdk.env.observation import BINARY_SIZE, OBSERVATION_SIZE, OFFSET
+from pitch_sdk.progress import Phase
+from pitch_sdk.record import replay
+from pitch_sdk.selfplay import play_game
+
+
+def play_randomly(env: PitchEnv, seed: int, rng: random.Random) -> list[tuple]:
+    """Play one game from ``reset(seed=seed)`` with random legal ids; every step's
+    (agent, observation, mask, reward) before it is taken."""
+    env.reset(seed=seed)
+    seen = []
+    for agent in env.agent_iter():
+        observation, reward, terminated, _truncated, _info = env.last()
+        seen.append((agent, observation["observation"], observation["action_mask"], reward))
+        if terminated:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(int(legal[int(rng.random() * len(legal))]))
+    return seen
+
+
+def lowest_legal(observation: np.ndarray, mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def test_passes_the_pettingzoo_api_test() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. "observation is all zeros" for other seats
+        api_test(PitchEnv(), num_cycles=1000)  # a random game lasts ~1,500 steps
+
+
+def test_passes_the_pettingzoo_api_test_with_bots_in_two_seats() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(PitchEnv(bots={1: GreedyBot(), 3: GreedyBot()}), num_cycles=1000)
+
+
+def test_passes_the_pettingzoo_seed_test() -> None:
+    seed_test(PitchEnv, num_cycles=1000)
+
+
+def test_a_seed_reproduces_the_game_exactly() -> None:
+    env = PitchEnv()
+    first = play_randomly(env, 11, random.Random(1))
+    record = env.record()
+    again = play_randomly(env, 11, random.Random(1))
+    assert env.record() == record
+    assert len(first) == len(again)
+    for (agent, observation, mask, reward), (agent2, observation2, mask2, reward2) in zip(
+        first, again, strict=True
+    ):
+        assert (agent, reward) == (agent2, reward2)
+        assert np.array_equal(observation, observation2) and np.array_equal(mask, mask2)
+
+
+def test_resets_without_a_seed_follow_on_from_the_last_seed() -> None:
+    first, second = PitchEnv(), PitchEnv()
+    first.reset(seed=3)
+    second.reset(seed=3)
+    first.reset()
+    second.reset()
+    assert first.game_seed == second.game_seed != 3
+    assert first.record()["hands"][0]["deck"] == second.record()["hands"][0]["deck"]
+
+
+def test_the_game_of_a_seed_is_dealt_as_pitch_simulate_deals_it() -> None:
+    env = PitchEnv()
+    env.reset(seed=7)
+    simulated = play_game([GreedyBot() for _ in range(4)], seed=7)
+    assert env.record()["hands"][0]["deck"] == simulated["hands"][0]["deck"]
+
+
+def test_a_played_game_is_a_legal_game_whose_record_replays() -> None:
+    env = PitchEnv()
+    play_randomly(env, 5, random.Random(5))
+    record = env.record()
+    assert replay(record).ok
+    assert record["result"] is not None
+
+
+def test_an_agent_is_never_asked_a_question_with_one_answer() -> None:
+    env = PitchEnv()
+    seen = play_randomly(env, 8, random.Random(8))
+    asked = [mask for *_, mask, _reward in seen if mask.any()]
+    assert asked and all(mask.sum() >= 2 for mask in asked)
+    decisions = [d for hand in env.record()["hands"] for d in hand["decisions"]]
+    assert any(decision["forced"] for decision in decisions)  # the table took those
+
+
+def test_hand_rewards_add_up_to_the_final_score_difference_for_each_team() -> None:
+    env = PitchEnv()
+    seen = play_randomly(env, 9, random.Random(9))
+    total = {agent: 0.0 for agent in env.possible_agents}
+    for agent, _observation, _mask, reward in seen:
+        total[agent] += reward  # last() gives what accrued since the agent's last step
+    scores = env.record()["hands"][-1]["scores"]
+    assert total["seat_0"] == total["seat_2"] == scores[0] - scores[1]
+    assert total["seat_1"] == total["seat_3"] == scores[1] - scores[0]
+
+
+def test_game_rewards_are_one_for_the_winners_and_minus_one_for_the_losers() -> None:
+    env = PitchEnv(reward="game")
+    seen = play_randomly(env, 4, random.Random(4))
+    winner = env.record()["result"]["winner"]
+    final = {agent: reward for agent, *_rest, reward in seen[-4:]}
+    assert final == {f"seat_{seat}": 1.0 if seat % 2 == winner else -1.0 for seat in range(4)}
+    assert all(reward == 0 for *_rest, reward in seen[:-4])
+
+
+def test_bot_seats_are_played_by_the_table_and_are_not_agents() -> None:
+    env = PitchEnv(bots={1: GreedyBot(), 3: GreedyBot()})
+    seen = play_randomly(env, 2, random.Random(2))
+    assert env.possible_agents == ["seat_0", "seat_2"]
+    assert {agent for agent, *_ in seen} == {"seat_0", "seat_2"}
+    assert [player["name"] for player in env.record()["players"]][1::2] == ["greedy", "greedy"]
+    assert replay(env.record()).ok
+
+
+def test_an_id_the_mask_does_not_allow_is_refused_and_changes_nothing() -> None:
+    env = PitchEnv()
+    env.reset(seed=1)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"].copy()
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalIdError, match="not legal now"):
+        env.step(illegal)
+    assert env.agent_selection == agent
+    assert np.array_equal(env.observe(agent)["action_mask"], mask)
+
+
+def test_the_first_observation_holds_the_seats_own_cards_phase_dealer_and_legal_bids() -> None:
+    env = PitchEnv()
+    env.reset(seed=6)
+    seat = int(env.agent_selection.removeprefix("seat_"))
+    view = env._table.state.view(seat)
+    observation = env.observe(env.agent_selection)
+    vector, mask = observation["observation"], observation["action_mask"]
+    assert vector.shape == (OBSERVATION_SIZE,) and mask.shape == (ACTION_COUNT,)
+    hand = vector[OFFSET["hand"] : OFFSET["hand"] + 54]
+    assert sum(1 << card for card in np.flatnonzero(hand)) == view.hand
+    assert np.flatnonzero(vector[OFFSET["phase"] : OFFSET["phase"] + 8]).tolist() == [Phase.BID]
+    dealer = np.flatnonzero(vector[OFFSET["dealer"] : OFFSET["dealer"] + 4]).tolist()
+    assert dealer == [(view.dealer - seat) % 4]
+    bids = [
+        PASS_ID if action == Bid(0) else BID_IDS + action.amount - 4
+        for action in view.legal_actions
+    ]
+    assert np.flatnonzero(mask).tolist() == sorted(bids)
+    assert not vector[OFFSET["chosen"] : OFFSET["chosen"] + 54].any()
+    assert vector[BINARY_SIZE:].tolist() == pytest.approx([0, 0, 0, 0, 1 / 200, 1, 0, 0, 0, 0, 0])
+
+
+def test_other_seats_see_no_legal_actions_and_only_their_own_cards() -> None:
+    env = PitchEnv()
+    env.reset(seed=6)
+    others = [agent for agent in env.agents if agent != env.agent_selection]
+    for agent in others:
+        observation = env.observe(agent)
+        assert not observation["action_mask"].any()
+        hand = observation["observation"][OFFSET["hand"] : OFFSET["hand"] + 54]
+        seat = int(agent.removeprefix("seat_"))
+        assert sum(1 << int(card) for card in np.flatnonzero(hand)) == env._table.state.hands[seat]
+
+
+def test_a_discard_is_chosen_card_by_card_in_ascending_order() -> None:
+    legal = [parse_action(text) for text in ("discard 2H 3H", "discard 2H 4H", "discard 3H 4H")]
+    steps = DecisionSteps(legal)
+    two, three, four = (parse_cards(name).bit_length() - 1 for name in ("2H", "3H", "4H"))
+    assert steps.legal_ids == [DISCARD_IDS + two, DISCARD_IDS + three]
+    assert steps.take(DISCARD_IDS + two) is None
+    assert steps.chosen == 1 << two
+    assert steps.legal_ids == [DISCARD_IDS + three, DISCARD_IDS + four]
+    assert steps.take(DISCARD_IDS + four) == Discard(parse_cards("2H 4H"))
+
+
+def test_a_pick_up_ends_with_done_or_when_nothing_more_can_be_taken() -> None:
+    legal = [parse_action(text) for text in ("pickup -", "pickup 3H", "pickup AH")]
+    three, ace = (parse_cards(name).bit_length() - 1 for name in ("3H", "AH"))
+    steps = DecisionSteps(legal)
+    assert steps.legal_ids == [PICKUP_IDS + three, PICKUP_IDS + ace, DONE]
+    assert DecisionSteps(legal).take(DONE) == PickUp(0)
+    assert steps.take(PICKUP_IDS + three) == PickUp(1 << three)  # then only "done": taken
+
+
+def test_both_jokers_are_one_card_slot_chosen_twice() -> None:
+    legal = [parse_action(text) for text in ("discard JK JK", "discard 2H JK")]
+    steps = DecisionSteps(legal)
+    assert steps.take(DISCARD_IDS + JOKER) == Discard(1 << JOKER | 1 << SECOND_JOKER)
+    assert steps.chosen == 1 << JOKER | 1 << SECOND_JOKER
+    assert describe(DISCARD_IDS + JOKER) == "discard card JK"
+
+
+def test_every_id_has_a_description_and_none_past_the_space() -> None:
+    assert len({describe(number) for number in range(ACTION_COUNT)}) == ACTION_COUNT
+    with pytest.raises(ValueError, match="no action has id"):
+        describe(ACTION_COUNT)
+
+
+def test_a_policy_bot_plays_exactly_as_the_same_policy_plays_in_the_environment() -> None:
+    env = PitchEnv(bots={1: GreedyBot(), 3: GreedyBot()})
+    env.reset(seed=5)
+    for _agent in env.agent_iter():
+        observation, _reward, terminated, _truncated, _info = env.last()
+        env.step(None if terminated else lowest_legal(**_named(observation)))
+    bots = [PolicyBot(lowest_legal), GreedyBot(), PolicyBot(lowest_legal), GreedyBot()]
+    record = play_game(bots, seed=5, bot_seeds=[f"5:{seat}" for seat in range(4)])
+    assert [hand["decisions"] for hand in record["hands"]] == [
+        hand["decisions"] for hand in env.record()["hands"]
+    ]
+
+
+def _named(observation: dict) -> dict:
+    return {"observation": observation["observation"], "mask": observation["action_mask"]}
+
+
+def test_the_sdk_imports_without_the_env_extra() -> None:
+    code = (
+        "import sys, pitch_sdk.selfplay, pitch_sdk.run, pitch_sdk.record, pitch_sdk.walk, "
+        "pitch_sdk.determinize, pitch_sdk.bots; "
+        "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
