@@ -4,10 +4,12 @@ the adapters between policies and bots."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -228,6 +230,16 @@ def test_a_policy_bot_plays_exactly_as_the_same_policy_plays_in_the_environment(
     assert [hand["decisions"] for hand in record["hands"]] == [
         hand["decisions"] for hand in env.record()["hands"]
     ]
+
+
+def test_the_sample_policy_bot_folder_plays_a_game_that_replays() -> None:
+    path = Path(__file__).parents[2] / "sample_bots" / "policy" / "policy.py"
+    spec = importlib.util.spec_from_file_location("sample_policy", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    bots = [PolicyBot(module.policy), GreedyBot(), PolicyBot(module.policy), GreedyBot()]
+    assert replay(play_game(bots, seed=12)).ok
 
 
 def _named(observation: dict) -> dict:
