@@ -24,10 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from pitch_ladder.archive import ArchiveLimits
-from pitch_ladder.submit import bot_files
+from pitch_ladder.archive import ArchiveLimits, pack
+from pitch_ladder.submit import copy_bot
 from pitch_referee.conformance import check_bot
-from pitch_referee.manifest import load_manifest
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_sdk._proto import pitch_pb2 as pb
@@ -171,13 +170,12 @@ def test_js_answers_real_requests_exactly_as_greedy_with_zeros_big_masks_and_64_
     assert not differences, f"{len(differences)} of {len(messages)}: {differences[:5]}"
 
 
-def test_the_installed_kit_is_a_bot_folder_the_ladder_accepts(kit):
-    files = list(bot_files(kit))  # raises on a symbolic link (npm's .bin links)
-    limits = ArchiveLimits()
-    assert len(files) <= limits.max_entries
-    assert sum((kit / path).stat().st_size for path in files) <= limits.max_unpacked_bytes
+def test_the_installed_kit_packs_within_the_upload_limits_without_links_or_lock_file(kit, tmp_path):
+    # pack() refuses what the arena's upload would: a symbolic link (npm's .bin links)
+    # or more files or bytes than the limits allow.
+    size = pack(kit, tmp_path / "jsbot.tar.gz")
+    assert 0 < size <= ArchiveLimits().max_archive_bytes
     assert not (kit / "package-lock.json").exists()  # it would record download addresses
-    assert load_manifest(kit).command == ("node", "bot.js")
 
 
 @pytest.fixture
@@ -191,8 +189,11 @@ def sandbox() -> SandboxLimits:
 
 
 @pytest.mark.slow
-def test_pitch_check_passes_the_kit_on_every_decision_kind_in_the_sandbox(kit, sandbox):
-    report = check_bot(load_manifest(kit), sandbox=sandbox)
+def test_a_ladder_copy_of_the_kit_passes_pitch_check_in_the_sandbox(kit, sandbox, tmp_path):
+    # The ladder copies a bot folder alone: the kit must run without the repository.
+    copy = copy_bot(kit, tmp_path / "jsbot", "jsbot")
+    assert copy.folder != kit and (copy.folder / "pitch.proto").is_file()
+    report = check_bot(copy, sandbox=sandbox)
     assert report.ok, (report.failures, report.stopped, report.not_asked)
     assert all(kind.asked and not kind.failed for kind in report.kinds.values())
 
