@@ -101,6 +101,8 @@ function maxBy(actions, score) {
 
 // --- bidding and trumps ------------------------------------------------------------------
 
+/** Bid when the hand's expected points clear the lowest legal bid. A made bid scores the
+ * points taken whatever its size, so a higher bid only buys protection from later bidders. */
 function bid(view, legal) {
   const amounts = legal.map((action) => action.bid).filter((amount) => amount > 0);
   const lowest = Math.min(...amounts);
@@ -117,13 +119,15 @@ function bid(view, legal) {
   return bidOf(Math.max(lowest, target - BID_SHADE));
 }
 
+/** Name the suit the bid was made on (all four are always legal). */
 function nameTrump(view, legal) {
   const { suit } = bestSuit(view.hand);
-  return legal.find((action) => action.trump === suit) ?? legal[0];
+  return legal.find((action) => action.trump === suit);
 }
 
 // --- discard, pick-up and the look through the stock -----------------------------------
 
+/** What holding every card of a set is worth. */
 function setValue(mask, trump) {
   return cardsIn(mask).reduce((sum, card) => sum + keepValue(card, trump), 0);
 }
@@ -147,12 +151,12 @@ function look(view, legal) {
   const takes = moves(StockMove.TAKE); // one per card that could be given up
   const [leave] = moves(StockMove.LEAVE);
   const [stop] = moves(StockMove.STOP);
-  const weakest = Math.min(...cardsIn(view.hand).map((c) => keepValue(c, trump)));
+  const weakestValue = Math.min(...cardsIn(view.hand).map((c) => keepValue(c, trump)));
   const deadInHand = cardsIn(view.hand).some((c) => TABLES[trump].strength[c] < 0);
   const handOn = !deadInHand && view.seat === view.bidder
     && view.fill_sizes[partner(view.seat)] > 0 && stop;
   if (handOn) return stop;
-  if (takes.length && keepValue(card, trump) > weakest) {
+  if (takes.length && keepValue(card, trump) > weakestValue) {
     return maxBy(takes, (action) => -keepValue(action.stock.give_up, trump));
   }
   return leave ?? stop;
