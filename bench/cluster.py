@@ -13,6 +13,11 @@ Run by hand: ``uv run python bench/cluster.py``. Results go in ``bench/RESULTS.m
    local cluster runs in the same process, and writing records), the bytes a game's
    result carries back (its record, pickled, as the task returns it), and the scheduler's
    round trip per task (no-op tasks).
+3. The owner of a ladder run on the two-worker cluster (``Ladder.run`` with the
+   ``ClusterExecutor``, four bots, a round robin): its CPU per game, which adds the
+   ladder's import (each record verified by replaying it, stored with its ratings) to
+   the above; on SQLite, and on PostgreSQL with ``--postgres URL`` (in a schema of its
+   own, dropped afterwards).
 """
 
 from __future__ import annotations
@@ -22,13 +27,18 @@ import pickle
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from distributed import Client
 
-from pitch_ladder.cluster import ClusterWorkers
+from pitch_ladder.cluster import ClusterExecutor, ClusterWorkers
 from pitch_ladder.cluster.local import local_cluster
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.runner import window
 from pitch_referee.match import Entrant, MatchSettings, Workers, run_match, run_workers
 from pitch_sdk.record import load_record
 
@@ -64,10 +74,40 @@ def task_round_trip(client: Client, tasks: int = 2000) -> float:
     return (time.perf_counter() - start) / tasks
 
 
+def ladder_owner_cpu(client: Client, folder: Path, db: str | None, games: int) -> float:
+    """CPU seconds per game of a ladder run's owner, one round robin of four bots."""
+    with Ladder.init(folder, db) as ladder:
+        for name, sample in (("greedy", "greedy"), ("random", "random"), ("g2", "greedy"),
+                             ("r2", "random")):  # fmt: skip
+            ladder.submit(ROOT / "sample_bots" / sample, name)
+        executor = ClusterExecutor(client, window(2))
+        cpu = time.process_time()
+        report = ladder.run(1, games, {"hand_cap": HAND_CAP}, executor=executor, workers=2)
+        cpu = time.process_time() - cpu
+        executor.shutdown()
+    return cpu / report.games
+
+
+@contextmanager
+def own_schema(url: str) -> Iterator[str]:
+    """``url`` with a fresh schema of its own (libpq's ``options``), dropped afterwards."""
+    import psycopg
+
+    schema = f"pitch_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+        try:
+            separator = "&" if "?" in url else "?"
+            yield f"{url}{separator}options={quote(f'-csearch_path={schema}')}"
+        finally:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--postgres", help="Also a ladder on this (empty) PostgreSQL database.")
     arguments = parser.parse_args()
     games = arguments.games
     with tempfile.TemporaryDirectory() as scratch, local_cluster(1) as one, local_cluster(2) as two:
@@ -96,6 +136,10 @@ def main() -> None:
                 print(f"round {round_number + 1}: {name}: {games / wall:.2f} games/s", flush=True)
         round_trip = task_round_trip(clients[2])
         carried = result_bytes(last)
+        ladder_cpu = {"SQLite": ladder_owner_cpu(clients[2], folder(), None, games)}
+        if arguments.postgres:
+            with own_schema(arguments.postgres) as url:
+                ladder_cpu["PostgreSQL"] = ladder_owner_cpu(clients[2], folder(), url, games)
         for client in clients.values():
             client.close()
     print()
@@ -117,6 +161,8 @@ def main() -> None:
     print(f"owner CPU per game on the cluster (client, scheduler, records): {owner_ms:.2f} ms")
     print(f"a game's record as the task returns it (pickled): {carried / 1024:.1f} KB")
     print(f"scheduler round trip per no-op task: {1000 * round_trip:.3f} ms")
+    for name, seconds in ladder_cpu.items():
+        print(f"ladder run's owner CPU per game ({name}): {1000 * seconds:.2f} ms")
 
 
 if __name__ == "__main__":
