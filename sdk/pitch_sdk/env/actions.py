@@ -143,7 +143,9 @@ class DecisionSteps:
 
     def _next_ids(self) -> list[int]:
         if self._base is None:
-            return sorted(_ID_OF[action] for action in self.legal)
+            if type(self.legal[0]) is Play:  # the common case: skip hashing the actions
+                return [PLAY_IDS + action.card for action in self.legal]  # type: ignore[union-attr]
+            return [_ID_OF[action] for action in self.legal]
         depth, prefix = len(self._prefix), self._prefix
         cards = {
             path[depth] for path in self._paths if len(path) > depth and path[:depth] == prefix

@@ -136,11 +136,13 @@ def encode(view: PlayerView, chosen: CardMask = 0) -> np.ndarray:
     bits |= (down[first] | down[left] << 54 | down[across] << 108 | down[right] << 162) << _DOWN | (
         picked[first] | picked[left] << 54 | picked[across] << 108 | picked[right] << 162
     ) << _PICKED
+    trick = played = 0  # small integers first, shifted into place once
     for seat, card in view.trick:
-        bits |= 1 << _TRICK + 54 * relative[seat] + card
+        trick |= 1 << 54 * relative[seat] + card
     for done in view.tricks:
         for seat, card in done.plays:
-            bits |= 1 << _PLAYED + 54 * relative[seat] + card
+            played |= 1 << 54 * relative[seat] + card
+    bits |= trick << _TRICK | played << _PLAYED
     takes = [0, 0, 0, 0]
     for event in view.look:
         if event.move is StockMove.TAKE:
