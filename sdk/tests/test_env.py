@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -20,7 +21,13 @@ from pitch_sdk.bots import GreedyBot
 from pitch_sdk.cards import JOKER, SECOND_JOKER, parse_cards
 from pitch_sdk.env import DONE, DecisionSteps, IllegalIdError, PitchEnv, PolicyBot, describe
 from pitch_sdk.env.actions import ACTION_COUNT, BID_IDS, DISCARD_IDS, PASS_ID, PICKUP_IDS
-from pitch_sdk.env.observation import BINARY_SIZE, OBSERVATION_SIZE, OFFSET
+from pitch_sdk.env.observation import (
+    BINARY_FIELDS,
+    BINARY_SIZE,
+    OBSERVATION_SIZE,
+    OFFSET,
+    SCALAR_FIELDS,
+)
 from pitch_sdk.progress import Phase
 from pitch_sdk.record import replay
 from pitch_sdk.selfplay import play_game
@@ -244,6 +251,19 @@ def test_the_sample_policy_bot_folder_plays_a_game_that_replays() -> None:
 
 def _named(observation: dict) -> dict:
     return {"observation": observation["observation"], "mask": observation["action_mask"]}
+
+
+def test_docs_list_every_observation_field_at_its_positions() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "env.md").read_text()
+    rows = re.findall(r"^\| ([\d-]+) \| `(\w+)` \|", docs, re.MULTILINE)
+    listed = {name: positions for positions, name in rows}
+    widths = [(name, width) for name, width in BINARY_FIELDS]
+    widths += [(name, width) for name, width, _low, _high in SCALAR_FIELDS]
+    expected = {
+        name: str(OFFSET[name]) if width == 1 else f"{OFFSET[name]}-{OFFSET[name] + width - 1}"
+        for name, width in widths
+    }
+    assert listed == expected
 
 
 def test_the_sdk_imports_without_the_env_extra() -> None:
