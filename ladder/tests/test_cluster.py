@@ -43,10 +43,10 @@ def cluster() -> Iterator[Any]:
         yield client
 
 
-def _new_ladder(folder: Path) -> list[str | Path]:
-    where: list[str | Path] = ["--ladder", folder]
+def _new_ladder(folder: Path, db: str | None = None) -> list[str | Path]:
+    where: list[str | Path] = ["--ladder", folder, *(["--db", db] if db else [])]
     cli("ladder", "init", *where)
-    with Ladder.open(folder) as ladder, Session(ladder.engine) as session:
+    with Ladder.open(folder, db) as ladder, Session(ladder.engine) as session:
         session.get_one(LadderIdentity, OWNER_ROW).deal_secret = DEAL_SECRET
         session.commit()
     cli("ladder", "submit", GREEDY, *where)
@@ -54,10 +54,12 @@ def _new_ladder(folder: Path) -> list[str | Path]:
     return where
 
 
-def _outcome(folder: Path) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+def _outcome(
+    folder: Path, db: str | None = None
+) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
     """Every stored game, every bot's ratings (exact floats), and every record but for
     its times and log paths."""
-    with Ladder.open(folder) as ladder:
+    with Ladder.open(folder, db) as ladder:
         games = sorted(
             (g.round, g.a, g.b, g.game_id, g.a_score, g.a_points, g.b_points)
             for g in ladder.games(limit=10_000)
@@ -145,10 +147,10 @@ def test_an_unreachable_scheduler_is_one_line_naming_it() -> None:
 
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
-    cluster: Any, on_local_pool: Any, tmp_path: Path
+    cluster: Any, on_local_pool: Any, tmp_path: Path, db_url: str
 ) -> None:
     folder = tmp_path / "ladder"
-    where = _new_ladder(folder)
+    where = _new_ladder(folder, db_url)
     run = subprocess.Popen(
         [sys.executable, "-m", "pitch_cli", *RUN, "--cluster", cluster.scheduler.address,
          *map(str, where)],
@@ -169,4 +171,4 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
     finally:
         run.kill()
     assert run.returncode == 0, out + err
-    assert _outcome(folder) == on_local_pool
+    assert _outcome(folder, db_url) == on_local_pool
