@@ -3,6 +3,7 @@ cluster; and `pitch match` without it never imports Dask."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -105,3 +106,32 @@ def test_a_pair_that_kills_every_worker_it_runs_on_stops_the_match_naming_it(
     message = str(result.exception)
     assert message.startswith("pair 0 killed every cluster worker that played it"), message
     assert f"pitch match --resume {tmp_path / 'm'}" in message
+
+
+@pytest.mark.slow
+def test_pitch_cluster_local_prints_its_address_plays_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("distributed")
+    cluster = subprocess.Popen(
+        [sys.executable, "-m", "pitch_cli", "cluster", "local", "--workers", "1", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert cluster.stdout is not None
+        first = cluster.stdout.readline()
+        assert first.startswith("scheduler at tcp://"), first
+        address = first.split()[2]
+        quick = ["--games", "2", "--seed", "3", "--rule", "hand_cap=2"]
+        shown = _pitch(
+            "match", GREEDY, RANDOM, *quick, "--out", tmp_path / "m", "--cluster", address
+        )
+        assert "2 of 2 games (finished)" in shown
+        cluster.send_signal(signal.SIGTERM)
+        out, _ = cluster.communicate(timeout=60)
+    finally:
+        cluster.kill()
+    assert cluster.returncode == 0
+    assert "stopping the cluster" in out
