@@ -104,7 +104,8 @@ def bot(request: Request, name: str) -> HTMLResponse:
     detail = models.bot_detail(page, recent)
     history = source.rating_history(name)
     chart = [{"bot": name, "points": [[p.games, p.rating] for p in history]}] if history else []
-    return render(request, "bot.html", bot=detail, chart=chart)
+    author_page = hasattr(request.app.state, "service")  # the service's /author is served
+    return render(request, "bot.html", bot=detail, chart=chart, author_page=author_page)
 
 
 @router.get("/matches", response_class=HTMLResponse)

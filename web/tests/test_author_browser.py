@@ -42,7 +42,9 @@ def test_the_author_page_shows_a_tokens_own_verdicts_and_logs_only(
     app = create_app(source)
     enable_service(app)
     with serve(app) as served:
-        page.goto(f"{served.url}/author")
+        page.goto(f"{served.url}/bots/greedy")
+        page.get_by_role("link", name="submissions and logs").click()
+        page.wait_for_url(f"{served.url}/author")
         page.fill("#token", alice)
         page.click("button[type=submit]")
         verdicts = page.get_by_test_id("verdicts")
