@@ -180,6 +180,54 @@ def test_the_first_observation_holds_the_seats_own_cards_phase_dealer_and_legal_
     assert vector[BINARY_SIZE:].tolist() == pytest.approx([0, 0, 0, 0, 1 / 200, 1, 0, 0, 0, 0, 0])
 
 
+def test_every_observation_of_a_game_matches_the_seats_view_field_by_field() -> None:
+    env = PitchEnv()
+    env.reset(seed=13)
+    rng = random.Random(13)
+    checked = 0
+    for agent in env.agent_iter():
+        observation, _reward, terminated, _truncated, _info = env.last()
+        if terminated:
+            env.step(None)
+            continue
+        seat = int(agent.removeprefix("seat_"))
+        view = env._table.state.view(seat)
+        vector = observation["observation"]
+        by_seat = [(seat + relative) % 4 for relative in range(4)]
+
+        def cards(name: str, index: int = 0, vector=vector) -> int:
+            start = OFFSET[name] + 54 * index
+            return sum(1 << int(card) for card in np.flatnonzero(vector[start : start + 54]))
+
+        def one_hot(name: str, width: int, index: int = 0, vector=vector) -> list[int]:
+            start = OFFSET[name] + width * index
+            return np.flatnonzero(vector[start : start + width]).tolist()
+
+        assert cards("hand") == view.hand
+        assert cards("centre") == view.centre
+        for relative, other in enumerate(by_seat):
+            assert cards("discarded_down", relative) == view.discarded_down[other]
+            assert cards("picked", relative) == view.picked[other]
+            in_trick = [card for who, card in view.trick if who == other]
+            assert cards("trick", relative) == sum(1 << card for card in in_trick)
+            done = [c for trick in view.tricks for who, c in trick.plays if who == other]
+            assert cards("played", relative) == sum(1 << card for card in done)
+            assert one_hot("hand_sizes", 10, relative) == [view.hand_sizes[other]]
+            assert one_hot("fill_sizes", 7, relative) == [view.fill_sizes[other]]
+        assert one_hot("trump", 4) == ([view.trump] if view.trump >= 0 else [])
+        assert one_hot("bidder", 4) == ([by_seat.index(view.bidder)] if view.bidder >= 0 else [])
+        assert one_hot("jokers_played", 3) == [view.jokers_played]
+        team = seat % 2
+        assert vector[OFFSET["taken"]] * 13 == pytest.approx(view.taken[team])
+        assert vector[OFFSET["scores"] + 1] == pytest.approx(
+            min(2, max(-1, view.scores[1 - team] / 55))
+        )
+        checked += 1
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(int(legal[int(rng.random() * len(legal))]))
+    assert checked > 100
+
+
 def test_other_seats_see_no_legal_actions_and_only_their_own_cards() -> None:
     env = PitchEnv()
     env.reset(seed=6)

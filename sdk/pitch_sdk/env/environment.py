@@ -215,18 +215,15 @@ class PitchEnv(AECEnv):
     def _resume(self, action: Any) -> None:
         """Run the table until an agent must decide, or the game ends; score the hands
         finished on the way."""
-        while True:
-            try:
-                turn = self._game.send(action)
-            except StopIteration:
-                self._game = self._turn = self._steps = None
-                self._score()
-                self._finish()
-                return
-            steps = DecisionSteps(turn.view.legal_actions)
-            if steps.action is None:
-                break
-            action = steps.action  # a question with one answer (the table asks none)
+        try:
+            turn = self._game.send(action)
+        except StopIteration:
+            self._game = self._turn = self._steps = None
+            self._score()
+            self._finish()
+            return
+        steps = DecisionSteps(turn.view.legal_actions)
+        assert steps.action is None, "the table asks only decisions with two answers or more"
         self._turn, self._steps = turn, steps
         self.agent_selection = agent_name(turn.view.seat)
         self._score()

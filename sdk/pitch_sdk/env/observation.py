@@ -93,15 +93,14 @@ _DOWN, _PICKED, _TRICK, _LEADER, _PLAYED, _SEEN_GONE, _JOKERS, _SIZES = (
         "hand_sizes",
     )
 )  # fmt: skip
-_FILL_SIZES = OFFSET["fill_sizes"]
+_FILL_AFTER_HAND = OFFSET["fill_sizes"] - OFFSET["hand_sizes"]
 _RELATIVE = tuple(tuple((seat - me) & 3 for seat in range(4)) for me in range(4))
 """``_RELATIVE[me][seat]``: where ``seat`` sits from ``me``'s side (0 me, 1 left, 2 partner)."""
 _FROM = tuple(tuple((me + step) & 3 for step in range(4)) for me in range(4))
 """``_FROM[me]``: the seats in relative order (me, left, partner, right)."""
-_SIZE_BITS: dict[tuple, int] = {}
-"""Memo of the hand-size and fill-size fields: a few hundred combinations occur."""
 _BID_BITS: dict[tuple, int] = {}
-"""Memo of the bids field: bidding has few histories, and every later decision repeats one."""
+"""Memo of the bids field: every decision after the bidding repeats its history. Bounded:
+bids only rise, so there are some tens of thousands of histories by seat and dealer."""
 
 
 def encode(view: PlayerView, chosen: CardMask = 0) -> np.ndarray:
@@ -150,15 +149,11 @@ def encode(view: PlayerView, chosen: CardMask = 0) -> np.ndarray:
         if event.seat == me and event.move is not StockMove.STOP:
             gone = event.give_up if event.move is StockMove.TAKE else event.card
             bits |= 1 << _SEEN_GONE + gone  # type: ignore[operator]
-    key = (me, view.hand_sizes, view.fill_sizes)
-    size_bits = _SIZE_BITS.get(key)
-    if size_bits is None:
-        size_bits = _SIZE_BITS[key] = sum(
-            1 << _SIZES + 10 * relative[seat] + view.hand_sizes[seat]
-            | 1 << _FILL_SIZES + 7 * relative[seat] + view.fill_sizes[seat]
-            for seat in range(4)
-        )
-    bits |= size_bits
+    sizes, hand_sizes, fill_sizes = 0, view.hand_sizes, view.fill_sizes
+    for seat in range(4):
+        at = relative[seat]
+        sizes |= 1 << 10 * at + hand_sizes[seat] | 1 << _FILL_AFTER_HAND + 7 * at + fill_sizes[seat]
+    bits |= sizes << _SIZES
     packed = np.frombuffer(bits.to_bytes(_BYTES, "little"), dtype=np.uint8)
     observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
     observation[:BINARY_SIZE] = np.unpackbits(packed, count=BINARY_SIZE, bitorder="little")
