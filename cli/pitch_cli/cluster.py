@@ -6,6 +6,7 @@ set), or ``pitch cluster local`` run.
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 from collections.abc import Iterator
@@ -48,6 +49,9 @@ def cluster_client(address: str) -> Iterator[Client]:
     """
     from pitch_ladder.cluster import connect, worker_count
 
+    # A lost scheduler is reported by the games it cut off, in one line each: not by the
+    # client's own log of every reconnection attempt, with its tracebacks.
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     client = connect(address)
     try:
         worker_count(client)
