@@ -166,6 +166,9 @@ def encode(view: PlayerView, chosen: CardMask = 0) -> np.ndarray:
         view.hand_number / view.options.hand_cap,
         view.stock_size / _HAND_CARDS,
         view.look_remaining / _HAND_CARDS,
-        *(min(1.0, count / 9) for count in takes),
+        min(1.0, takes[0] / 9),
+        min(1.0, takes[1] / 9),
+        min(1.0, takes[2] / 9),
+        min(1.0, takes[3] / 9),
     )
     return observation
