@@ -19,12 +19,12 @@ from sqlmodel import Session, func, select
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, LadderIdentity, RatingHistory
 from pitch_ladder.ownership import OWNER_ROW
-from pitch_referee.match import Entrant, MatchSettings, run_match
+from pitch_referee.match import Entrant, MatchSettings, WorkerError, run_match
 from pitch_sdk.record import load_record
 
 distributed = pytest.importorskip("distributed")
 
-from pitch_ladder.cluster import ClusterError, ClusterWorkers, connect  # noqa: E402
+from pitch_ladder.cluster import ClusterError, ClusterWorkers, connect, tasks  # noqa: E402
 from pitch_ladder.cluster.bots import CACHE  # noqa: E402
 from pitch_ladder.cluster.local import local_cluster  # noqa: E402
 
@@ -136,6 +136,25 @@ def test_a_worker_fetches_each_bot_once_and_keeps_it_by_content_hash(tmp_path: P
         cached = sorted(entry.name for entry in cache.iterdir())
     assert sorted(workers.fetches) == cached and len(cached) == 2
     assert list(workers.fetches.values()) == [1, 1], "six pairs, two bots, one worker: two fetches"
+
+
+@pytest.mark.slow
+def test_a_worker_that_cannot_sandbox_the_bots_is_named_and_stores_no_forfeit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tasks, "unavailable_reason", lambda: "bubblewrap is not installed")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as local,
+        distributed.Client(local, set_as_default=False) as client,
+    ):
+        worker = next(iter(local.workers.values())).address
+        a, b = Entrant.from_folder(GREEDY), Entrant.from_folder(RANDOM)
+        sandboxed = MatchSettings(games=2, seed=3, sandbox="on")
+        with pytest.raises(WorkerError, match=f"worker {worker} cannot sandbox the bots"):
+            run_match(a, b, sandboxed, tmp_path / "m", workers=ClusterWorkers(client))
+    assert not list((tmp_path / "m" / "games").iterdir())
 
 
 def test_an_unreachable_scheduler_is_one_line_naming_it() -> None:

@@ -47,6 +47,7 @@ from pitch_referee.match import (
     play_pairs_at,
 )
 from pitch_referee.referee import Referee
+from pitch_referee.sandbox import unavailable_reason
 from pitch_sdk.record import RecordError, load_record
 
 from .bots import BotRef, fetch_bot
@@ -93,6 +94,10 @@ def play_pair(
             exceptions leave a task, so that any client can read them.
     """
     worker = get_worker()
+    if sandboxed and (reason := unavailable_reason()) is not None:
+        # Bots that cannot start would lose their games as faults: refuse the pair, so
+        # that the owner reports this worker instead of storing forfeits.
+        raise RuntimeError(f"worker {worker.address} cannot sandbox the bots: {reason}")
     try:
         (a_bot, a_fetched), (b_bot, b_fetched) = fetch_bot(a), fetch_bot(b)
         key = (a.digest, b.digest, json.dumps(settings.to_json(), sort_keys=True), sandboxed, live)
