@@ -19,7 +19,15 @@ from pettingzoo.test import api_test, seed_test
 from pitch_sdk.actions import Bid, Discard, PickUp, parse_action
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.cards import JOKER, SECOND_JOKER, parse_cards
-from pitch_sdk.env import DONE, DecisionSteps, IllegalIdError, PitchEnv, PolicyBot, describe
+from pitch_sdk.env import (
+    DONE,
+    DecisionSteps,
+    IllegalIdError,
+    PitchEnv,
+    PolicyBot,
+    action_id,
+    describe,
+)
 from pitch_sdk.env.actions import ACTION_COUNT, BID_IDS, DISCARD_IDS, PASS_ID, PICKUP_IDS
 from pitch_sdk.env.observation import (
     BINARY_FIELDS,
@@ -266,6 +274,12 @@ def test_both_jokers_are_one_card_slot_chosen_twice() -> None:
     assert steps.take(DISCARD_IDS + JOKER) == Discard(1 << JOKER | 1 << SECOND_JOKER)
     assert steps.chosen == 1 << JOKER | 1 << SECOND_JOKER
     assert describe(DISCARD_IDS + JOKER) == "discard card JK"
+
+
+def test_every_single_step_id_reads_back_as_its_action() -> None:
+    card_steps = range(DISCARD_IDS, DONE + 1)  # discards and pick-ups: cards of a set
+    for number in (n for n in range(ACTION_COUNT) if n not in card_steps):
+        assert action_id(parse_action(describe(number))) == number
 
 
 def test_every_id_has_a_description_and_none_past_the_space() -> None:
