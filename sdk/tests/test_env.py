@@ -154,6 +154,13 @@ def test_bot_seats_are_played_by_the_table_and_are_not_agents() -> None:
     assert replay(env.record()).ok
 
 
+def test_bots_only_in_seats_zero_to_three_and_never_in_all_four() -> None:
+    with pytest.raises(ValueError, match="the seats are 0-3"):
+        PitchEnv(bots={4: GreedyBot()})
+    with pytest.raises(ValueError, match="every seat is a bot"):
+        PitchEnv(bots={seat: GreedyBot() for seat in range(4)})
+
+
 def test_an_id_the_mask_does_not_allow_is_refused_and_changes_nothing() -> None:
     env = PitchEnv()
     env.reset(seed=1)

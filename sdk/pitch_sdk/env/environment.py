@@ -105,6 +105,8 @@ class PitchEnv(AECEnv):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode={render_mode!r}: expected None or 'ansi'")
         self.bots = dict(bots or {})
+        if set(self.bots) - set(SEATS):
+            raise ValueError(f"bots in seats {sorted(self.bots)}: the seats are 0-3")
         self.reward = reward
         self.rules = rules or RuleOptions()
         self.render_mode = render_mode
@@ -137,7 +139,8 @@ class PitchEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a game. ``reset(seed=s)`` plays the game of seed ``s`` (the deals of
-        ``pitch simulate --seed s``); later resets without a seed follow on from it."""
+        ``pitch simulate --seed s``); later resets without a seed follow on from it.
+        ``options`` is part of PettingZoo's signature; the environment has none."""
         if seed is not None:
             self._seeds = random.Random(seed)
             self.game_seed = seed
