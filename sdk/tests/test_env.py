@@ -17,7 +17,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from pitch_sdk.actions import Bid, Discard, PickUp, parse_action
-from pitch_sdk.bots import GreedyBot
+from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import JOKER, SECOND_JOKER, parse_cards
 from pitch_sdk.env import (
     DONE,
@@ -75,6 +75,10 @@ def test_passes_the_pettingzoo_api_test_with_bots_in_two_seats() -> None:
 
 def test_passes_the_pettingzoo_seed_test() -> None:
     seed_test(PitchEnv, num_cycles=1000)
+
+
+def test_passes_the_seed_test_with_random_bots_in_two_seats() -> None:
+    seed_test(lambda: PitchEnv(bots={1: RandomBot(), 3: RandomBot()}), num_cycles=1000)
 
 
 def test_a_seed_reproduces_the_game_exactly() -> None:
