@@ -4,27 +4,32 @@ Run by hand: ``uv run python bench/cluster.py``. Results go in ``bench/RESULTS.m
 
 1. Games per second, greedy against random over gRPC (the sandbox where the machine has
    one, ``hand_cap`` 60): ``run_match`` on the local pool (its worker processes pinned,
-   the default) and on ``pitch cluster local``'s cluster (workers pinned too), with one
+   the default) and on ``pitch cluster local``'s cluster (workers pinned too; its
+   scheduler and workers in processes of their own, as on a real cluster), with one
    worker and with two; the four set-ups alternate, ``--rounds`` times. The clusters are
    started once and warmed with a match (their workers fetch the bots then); the local
    pool starts its worker processes for each match, as ``pitch match`` does.
 2. What the owner pays per game on the cluster, the figures that say where a 100-worker
-   cluster's bottleneck is: the owner process's CPU (its client, the scheduler, which a
-   local cluster runs in the same process, and writing records), the bytes a game's
-   result carries back (its record, pickled, as the task returns it), and the scheduler's
-   round trip per task (no-op tasks).
+   cluster's bottleneck is: the owner process's CPU (its client, the matches'
+   bookkeeping, writing records), the bytes a game's result carries back (its record,
+   pickled, as the task returns it), the scheduler's round trip per task (no-op tasks)
+   and its process's CPU per task.
 3. The owner of a ladder run on the two-worker cluster (``Ladder.run`` with the
    ``ClusterExecutor``, four bots, a round robin): its CPU per game, which adds the
    ladder's import (each record verified by replaying it, stored with its ratings) to
-   the above; on SQLite, and on PostgreSQL with ``--postgres URL`` (in a schema of its
-   own, dropped afterwards).
+   the above (the runner is the main thread); on SQLite, and on PostgreSQL with
+   ``--postgres URL`` (in a schema of its own, dropped afterwards).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import pickle
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -36,7 +41,6 @@ from urllib.parse import quote
 from distributed import Client
 
 from pitch_ladder.cluster import ClusterExecutor, ClusterWorkers
-from pitch_ladder.cluster.local import local_cluster
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.runner import window
 from pitch_referee.match import Entrant, MatchSettings, Workers, run_match, run_workers
@@ -67,11 +71,39 @@ def result_bytes(folder: Path) -> float:
     return statistics.mean(sizes)
 
 
-def task_round_trip(client: Client, tasks: int = 2000) -> float:
-    """Seconds per no-op task, submitted and gathered in one batch."""
+def task_round_trip(client: Client, scheduler: int, tasks: int = 2000) -> tuple[float, float]:
+    """Seconds per no-op task, submitted and gathered in one batch: wall-clock, and the
+    CPU of the scheduler's process (``scheduler``, a pid)."""
+    before = _cpu_seconds(scheduler)
     start = time.perf_counter()
     client.gather(client.map(abs, range(tasks), pure=False))
-    return (time.perf_counter() - start) / tasks
+    wall = time.perf_counter() - start
+    return wall / tasks, (_cpu_seconds(scheduler) - before) / tasks
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU of process ``pid`` (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def cluster_process(workers: int) -> Iterator[tuple[str, int]]:
+    """``pitch cluster local --workers N`` as its own process: its address and pid (the
+    scheduler's process; the workers are its children)."""
+    command = [sys.executable, "-m", "pitch_cli", "cluster", "local"]
+    started = subprocess.Popen(
+        [*command, "--workers", str(workers), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert started.stdout is not None
+        yield started.stdout.readline().split()[2], started.pid
+    finally:
+        started.send_signal(signal.SIGTERM)
+        started.wait(timeout=60)
 
 
 def ladder_owner_cpu(
@@ -79,7 +111,7 @@ def ladder_owner_cpu(
 ) -> tuple[float, float]:
     """CPU seconds per game of a ladder run's owner, one round robin of four bots: the
     whole process, and its main thread alone (the runner: verifying and storing records;
-    the other threads are the matches', the client's and the local scheduler's)."""
+    the other threads are the matches' and the client's)."""
     with Ladder.init(folder, db) as ladder:
         for name, sample in (("greedy", "greedy"), ("random", "random"), ("g2", "greedy"),
                              ("r2", "random")):  # fmt: skip
@@ -114,7 +146,11 @@ def main() -> None:
     parser.add_argument("--postgres", help="Also a ladder on this (empty) PostgreSQL database.")
     arguments = parser.parse_args()
     games = arguments.games
-    with tempfile.TemporaryDirectory() as scratch, local_cluster(1) as one, local_cluster(2) as two:
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        cluster_process(1) as (one, _),
+        cluster_process(2) as (two, scheduler),
+    ):
         clients = {1: Client(one, set_as_default=False), 2: Client(two, set_as_default=False)}
         owners = {size: ClusterWorkers(client) for size, client in clients.items()}
         setups: dict[str, tuple[Workers, int]] = {
@@ -138,7 +174,7 @@ def main() -> None:
                 if name == "cluster, 2 workers":
                     owner_cpu.append(cpu / games)
                 print(f"round {round_number + 1}: {name}: {games / wall:.2f} games/s", flush=True)
-        round_trip = task_round_trip(clients[2])
+        round_trip, scheduler_cpu = task_round_trip(clients[2], scheduler)
         carried = result_bytes(last)
         ladder_cpu = {"SQLite": ladder_owner_cpu(clients[2], folder(), None, games)}
         if arguments.postgres:
@@ -162,9 +198,10 @@ def main() -> None:
     cluster_scaling = means["cluster, 2 workers"] / means["cluster, 1 worker"]
     print(f"scaling 1 -> 2 workers: local {local_scaling:.2f}, cluster {cluster_scaling:.2f}")
     owner_ms = 1000 * statistics.mean(owner_cpu)
-    print(f"owner CPU per game on the cluster (client, scheduler, records): {owner_ms:.2f} ms")
+    print(f"owner CPU per game on the cluster (client, bookkeeping, records): {owner_ms:.2f} ms")
     print(f"a game's record as the task returns it (pickled): {carried / 1024:.1f} KB")
     print(f"scheduler round trip per no-op task: {1000 * round_trip:.3f} ms")
+    print(f"scheduler process CPU per no-op task: {1000 * scheduler_cpu:.3f} ms")
     for name, (seconds, main) in ladder_cpu.items():
         print(
             f"ladder run's owner CPU per game ({name}): {1000 * seconds:.2f} ms, of which "
