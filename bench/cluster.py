@@ -41,8 +41,6 @@ from urllib.parse import quote
 from distributed import Client
 
 from pitch_ladder.cluster import ClusterExecutor, ClusterWorkers
-from pitch_ladder.ladder import Ladder
-from pitch_ladder.runner import window
 from pitch_referee.match import Entrant, MatchSettings, Workers, run_match, run_workers
 from pitch_sdk.record import load_record
 
@@ -112,6 +110,9 @@ def ladder_owner_cpu(
     """CPU seconds per game of a ladder run's owner, one round robin of four bots: the
     whole process, and its main thread alone (the runner: verifying and storing records;
     the other threads are the matches' and the client's)."""
+    from pitch_ladder.ladder import Ladder  # here: the local pool's workers import this file
+    from pitch_ladder.runner import window
+
     with Ladder.init(folder, db) as ladder:
         for name, sample in (("greedy", "greedy"), ("random", "random"), ("g2", "greedy"),
                              ("r2", "random")):  # fmt: skip
