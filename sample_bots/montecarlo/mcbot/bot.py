@@ -1,0 +1,90 @@
+"""``MonteCarloBot``: which actions each kind of decision searches, and nothing else.
+
+Every decision goes through the same search (``search.py``); what differs per kind is
+the list of candidates handed to it:
+
+* bids: pass and every legal bid up to ``BID_CEILING`` (past it the hand would have to
+  take nearly every point, and the samples are better spent on the bids that matter);
+* trumps: the four suits;
+* discards and pick-ups: the legal sets, or when there are many, the ``SET_CANDIDATES``
+  that the greedy bot's card values rank best (a set of cards has many near-equal
+  variants; searching them all would leave few samples for each);
+* the look through the stock and card play: every legal action.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from pitch_sdk.actions import Bid, Discard, NameTrump, PickUp, Play, StockChoice
+from pitch_sdk.bot import Bot
+from pitch_sdk.bots.greedy import keep_value
+from pitch_sdk.cards import cards_in
+from pitch_sdk.views import PlayerView
+
+from .search import SearchResult, deadline_of, search
+
+BID_CEILING = 11
+"""The highest bid searched (a legal higher one is searched only if nothing else is)."""
+SET_CANDIDATES = 8
+"""The most discards or pick-ups searched."""
+
+
+class MonteCarloBot(Bot):
+    """Searches every decision by playing the hand out on sampled deals."""
+
+    name = "montecarlo"
+    version = "1.0"
+
+    def __init__(self, seed: int | str | None = None, *, log: bool = False) -> None:
+        super().__init__(seed)
+        self.log = log
+        """Print each search's figures (to the seat's log file in a match)."""
+        self.last: SearchResult | None = None
+        """The most recent search, for tests and benchmarks."""
+
+    def _search(self, view: PlayerView, candidates: Sequence[object]):  # noqa: ANN202
+        started = time.perf_counter()
+        result = search(view, candidates, self.rng, deadline_of(self.budget, started))
+        self.last = result
+        if self.log:
+            ms = (time.perf_counter() - started) * 1000
+            print(
+                f"hand {view.hand_number} {view.decision.name.lower()}: {result.action} "
+                f"({result.worlds} samples, {result.playouts} playouts, {ms:.0f} ms)",
+                flush=True,
+            )
+        return result.action
+
+    def bid(self, view: PlayerView, legal: Sequence[Bid]) -> Bid:
+        candidates = [a for a in legal if a.amount <= BID_CEILING] or [min(legal, key=_amount)]
+        return self._search(view, candidates)
+
+    def name_trump(self, view: PlayerView, legal: Sequence[NameTrump]) -> NameTrump:
+        return self._search(view, legal)
+
+    def discard(self, view: PlayerView, legal: Sequence[Discard]) -> Discard:
+        # Keep the sets that throw away the least value.
+        ranked = sorted(legal, key=lambda a: _set_value(a.cards, view.trump))
+        return self._search(view, ranked[:SET_CANDIDATES])
+
+    def pick_up(self, view: PlayerView, legal: Sequence[PickUp]) -> PickUp:
+        # Keep the sets that take the most value; the search weighs them against room
+        # left for the fill from the stock.
+        ranked = sorted(legal, key=lambda a: -_set_value(a.cards, view.trump))
+        return self._search(view, ranked[:SET_CANDIDATES])
+
+    def look(self, view: PlayerView, legal: Sequence[StockChoice]) -> StockChoice:
+        return self._search(view, legal)
+
+    def play(self, view: PlayerView, legal: Sequence[Play]) -> Play:
+        return self._search(view, legal)
+
+
+def _amount(action: Bid) -> int:
+    return action.amount
+
+
+def _set_value(cards: int, trump: int) -> float:
+    return sum(keep_value(card, trump) for card in cards_in(cards))
