@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from pitch_sdk.actions import Bid, Discard, NameTrump, PickUp, Play, StockChoice
+from pitch_sdk.actions import Action, Bid, Discard, NameTrump, PickUp, Play, StockChoice
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots.greedy import keep_value
 from pitch_sdk.cards import cards_in
@@ -44,7 +44,7 @@ class MonteCarloBot(Bot):
         self.last: SearchResult | None = None
         """The most recent search, for tests and benchmarks."""
 
-    def _search(self, view: PlayerView, candidates: Sequence[object]):  # noqa: ANN202
+    def _search(self, view: PlayerView, candidates: Sequence[Action]) -> Action:
         started = time.perf_counter()
         result = search(view, candidates, self.rng, deadline_of(self.budget, started))
         self.last = result

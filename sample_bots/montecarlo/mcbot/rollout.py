@@ -20,7 +20,7 @@ itself changes them (less noise when comparing actions).
 
 from __future__ import annotations
 
-from pitch_sdk.actions import Bid, NameTrump, Play, StockChoice, StockMove
+from pitch_sdk.actions import Action, Bid, NameTrump, Play, StockChoice, StockMove
 from pitch_sdk.bots.greedy import best_suit, keep_value
 from pitch_sdk.cards import (
     DEUCE,
@@ -29,7 +29,6 @@ from pitch_sdk.cards import (
     STRENGTH,
     STRENGTH_LOW_JOKER,
     TEAM_OF,
-    TRUMPS,
     cards_in,
     distinct_cards,
 )
@@ -44,12 +43,12 @@ def play_out_hand(state: GameState) -> None:
     """Play ``state`` (changed in place) to the end of the current hand."""
     while True:
         seat = state.to_move
-        if seat == CHANCE or seat == TERMINAL:
+        if seat in (CHANCE, TERMINAL):
             return
         state.advance(choose(state, seat))
 
 
-def choose(state: GameState, seat: int):  # noqa: ANN201 - one of the engine's actions
+def choose(state: GameState, seat: int) -> Action:
     """The rollout policy's action for ``seat``, which is to move in ``state``."""
     phase = state.phase
     if phase is PLAYING:
@@ -135,7 +134,7 @@ def _play(state: GameState, seat: int) -> Play:
             return Play(feed)
         return Play(min(cards, key=throw_cost))
     winners = [card for card in cards if _strength(state, card) > best_strength]
-    if winners and (stake or len(state.queue) > 1 and not partner_winning):
+    if winners and (stake or (len(state.queue) > 1 and not partner_winning)):
         # Win with the lowest card that does when last; otherwise with the strongest,
         # so that later seats cannot overtake it.
         if len(state.queue) == 1:
