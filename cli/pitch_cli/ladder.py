@@ -27,7 +27,8 @@ from .render import output_console, render_game
 
 if TYPE_CHECKING:
     from pitch_ladder.authors import IssuedToken
-    from pitch_ladder.ladder import GameInfo, Ladder, Submission
+    from pitch_ladder.games import GameInfo
+    from pitch_ladder.ladder import Ladder, Submission
     from pitch_ladder.runner import ProgressCallback, RunProgress, RunReport
     from pitch_ladder.standings import Standing
 

@@ -13,7 +13,6 @@ Plain functions and classes over a folder and an engine: no Typer, no printing.
 
 from __future__ import annotations
 
-import heapq
 import json
 import shutil
 import tempfile
@@ -24,10 +23,9 @@ from concurrent.futures import Executor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
-from itertools import islice
 from pathlib import Path
 from types import TracebackType
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import Engine, func
 from sqlalchemy.exc import IntegrityError
@@ -39,12 +37,21 @@ from pitch_referee.workers import usable_cores
 from . import backup as backups
 from . import browse
 from .authors import LOCAL_AUTHOR, author_named, check_owner
-from .browse import BotPage, MatchInfo, RatingPoint, version_names
+from .browse import BotPage, MatchInfo, RatingPoint
 from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
 from .executor import local_pool
+from .games import (
+    PAGE,
+    RESULTS,
+    GameInfo,
+    StoredGame,
+    check_page,
+    page_of_games,
+    stored_game,
+)
 from .lock import RunLock, waiting_lock
-from .models import Bot, BotVersion, Game, GameRecord, Match, VersionRating
+from .models import Bot, BotVersion, Match, VersionRating
 from .ownership import claim_database, new_ladder_id
 from .runner import (
     Pools,
@@ -97,111 +104,6 @@ class BotInfo:
     folder: Path
 
 
-@dataclass(frozen=True)
-class GameSide:
-    """A game from one bot's side (``GameInfo.side``)."""
-
-    bot: str
-    opponent: str
-    score: float
-    """1 win, 0.5 draw, 0 loss, for ``bot``."""
-    points: int
-    """What ``bot``'s team scored."""
-    opponent_points: int
-
-    @property
-    def result(self) -> str:
-        """``won``, ``lost`` or ``drawn``, for ``bot``."""
-        return {1.0: "won", 0.0: "lost"}.get(self.score, "drawn")
-
-
-@dataclass(frozen=True)
-class GameInfo:
-    """A stored game between the match's bot A and bot B (which is which is arbitrary)."""
-
-    id: int
-    """The ladder's game number (``pitch ladder show ID``)."""
-    round: int
-    a: str
-    b: str
-    game_id: str
-    a_score: float
-    """1 win, 0.5 draw, 0 loss, from A's side."""
-    a_points: int
-    """What A's team scored."""
-    b_points: int
-    termination: str
-    record_path: Path
-    match_id: int
-    """The match's row (games are rated in the order round, match id, game id)."""
-    faults: int = 0
-    """Faults in the game, of either bot."""
-    a_version: str = ""
-    """A's version (``version_label``)."""
-    b_version: str = ""
-
-    @property
-    def winner(self) -> str | None:
-        """The bot that won, ``None`` for a draw."""
-        return {1.0: self.a, 0.0: self.b}.get(self.a_score)
-
-    def side(self, bot: str) -> GameSide:
-        """The game from ``bot``'s side: its opponent, its score, its points first.
-
-        Raises:
-            ValueError: ``bot`` did not play this game.
-        """
-        if bot == self.a:
-            return GameSide(bot, self.b, self.a_score, self.a_points, self.b_points)
-        if bot == self.b:
-            return GameSide(bot, self.a, 1.0 - self.a_score, self.b_points, self.a_points)
-        raise ValueError(f"{bot!r} did not play game {self.id} ({self.a} against {self.b})")
-
-
-class StoredGame(NamedTuple):
-    """A stored game and its record (``Ladder.game``)."""
-
-    info: GameInfo
-    record: dict[str, Any]
-
-
-class _GameRow(NamedTuple):
-    """A row of ``_GAME_COLUMNS``: a game without its record, its versions by id."""
-
-    number: int
-    round: int
-    a_version: int
-    b_version: int
-    game_id: str
-    a_score: float
-    a_points: int
-    b_points: int
-    termination: str
-    record_path: str
-    match_id: int
-    faults: int
-
-
-_GAME_COLUMNS = (
-    Game.id,
-    Game.round,
-    Game.a_version_id,
-    Game.b_version_id,
-    Game.game_id,
-    Game.a_score,
-    Game.a_points,
-    Game.b_points,
-    Game.termination,
-    Game.record_path,
-    Game.match_id,
-    Game.faults,
-)
-
-PAGE = 50
-"""Games in a page of ``Ladder.games`` unless asked otherwise."""
-MAX_PAGE = 10_000
-RESULTS = {"won": 1.0, "lost": 0.0, "drawn": 0.5}
-"""The ``result`` filter of ``Ladder.games``: a game from the named bot's side."""
 SHOWN_NAMES = 10
 """Bot names listed in the message for an unknown bot."""
 
@@ -629,65 +531,37 @@ class Ladder:
         """A page of stored games, newest first (by game number): of one bot if named.
 
         At most ``limit`` games, numbered below ``before`` if given, after skipping
-        ``offset`` of them. To page through everything, pass the last game's number as
-        ``before`` for the next page: each page costs the same however far back it is,
-        while ``offset`` costs what it skips. Reads the page's rows by index (a range of
-        the primary key; for a bot, of its versions' indexes), never a whole table.
-
-        Filters: ``version`` (of ``bot``: its manifest version or the start of its
-        content hash), ``result`` (``won``, ``lost`` or ``drawn``, from ``bot``'s side),
-        ``faults`` (True: games with a fault; False: games without), ``match`` (its id).
-        A filter that few games pass reads the rows it skips.
+        ``offset`` of them (``games.page_of_games``: pass the last game's number as
+        ``before`` for the next page). Filters: ``version`` (of ``bot``: its manifest
+        version or the start of its content hash), ``result`` (``won``, ``lost`` or
+        ``drawn``, from ``bot``'s side), ``faults`` (True: games with a fault; False:
+        games without), ``match`` (its id).
 
         Raises:
             NotInLadder: no bot of that name, or no such version of it.
             LadderError: a limit or offset out of range, an unknown result, or a version
                 or result without a bot.
         """
-        if not 1 <= limit <= MAX_PAGE:
-            raise LadderError(f"--limit must be from 1 to {MAX_PAGE}, not {limit}")
-        if offset < 0:
-            raise LadderError(f"--offset must be 0 or more, not {offset}")
+        check_page(limit, offset)
         if result is not None and result not in RESULTS:
             raise LadderError(f"result must be one of {', '.join(RESULTS)}, not {result!r}")
         if bot is None and (version is not None or result is not None):
             raise LadderError("a version or result filter needs a bot: whose version, whose win?")
-        # Without ``before``, up to the newest game: a page is always a range of the key.
-        newest_game = select(func.max(Game.id)).scalar_subquery()
-        bound = col(Game.id) <= newest_game if before is None else col(Game.id) < before
-        newest = col(Game.id).desc()
-        common = [bound]
-        if faults is not None:
-            common.append(col(Game.faults) > 0 if faults else col(Game.faults) == 0)
-        if match is not None:
-            common.append(col(Game.match_id) == match)
         with Session(self.engine) as session:
-            if bot is None:
-                query = select(*_GAME_COLUMNS).where(*common).order_by(newest)
-                rows = [_GameRow(*row) for row in session.exec(query.offset(offset).limit(limit))]
-            else:
+            versions = None
+            if bot is not None:
                 versions = self._versions(session, self.bot_named(session, bot), version)
-                # One ordered range per version and side, merged: an OR or an IN of versions
-                # would make the databases read and sort all of the bot's games.
-                sides = [
-                    [
-                        _GameRow(*row)
-                        for row in session.exec(
-                            select(*_GAME_COLUMNS)
-                            .where(column == version, *common, *_result_of(result, side))
-                            .order_by(newest)
-                            .limit(offset + limit)
-                        )
-                    ]
-                    for version in versions
-                    for side, column in (
-                        ("a", col(Game.a_version_id)),
-                        ("b", col(Game.b_version_id)),
-                    )
-                ]
-                merged = heapq.merge(*sides, key=lambda row: -row.number)
-                rows = list(islice(merged, offset, offset + limit))
-            return self._game_infos(session, rows)
+            return page_of_games(
+                session,
+                self.folder,
+                versions,
+                result=result,
+                faults=faults,
+                match=match,
+                limit=limit,
+                offset=offset,
+                before=before,
+            )
 
     def matches(
         self,
@@ -707,10 +581,7 @@ class Ladder:
             NotInLadder: no bot of that name, or no such version of it.
             LadderError: a limit or offset out of range, an unknown status.
         """
-        if not 1 <= limit <= MAX_PAGE:
-            raise LadderError(f"--limit must be from 1 to {MAX_PAGE}, not {limit}")
-        if offset < 0:
-            raise LadderError(f"--offset must be 0 or more, not {offset}")
+        check_page(limit, offset)
         if status is not None and status not in browse.MATCH_STATUSES:
             statuses = ", ".join(browse.MATCH_STATUSES)
             raise LadderError(f"status must be one of {statuses}, not {status!r}")
@@ -760,51 +631,13 @@ class Ladder:
         """One stored game and its record (from the database: the file may be gone).
 
         Raises:
-            LadderError: no game with that number.
+            NotInLadder: no game with that number.
         """
         with Session(self.engine) as session:
-            row = session.exec(select(*_GAME_COLUMNS).where(Game.id == number)).first()
-            if row is None:
-                raise NotInLadder(
-                    f"no game {number} in this ladder: `pitch ladder games` lists them"
-                )
-            record = session.exec(
-                select(GameRecord.record).where(GameRecord.game_id == number)
-            ).one()
-            return StoredGame(self._game_infos(session, [_GameRow(*row)])[0], record)
-
-    def _game_infos(self, session: Session, rows: list[_GameRow]) -> list[GameInfo]:
-        """The rows with their bots' names (read for the versions of these rows only)."""
-        names = version_names(
-            session, (version for row in rows for version in (row.a_version, row.b_version))
-        )
-        return [
-            GameInfo(
-                id=row.number,
-                round=row.round,
-                a=names[row.a_version].bot,
-                b=names[row.b_version].bot,
-                game_id=row.game_id,
-                a_score=row.a_score,
-                a_points=row.a_points,
-                b_points=row.b_points,
-                termination=row.termination,
-                record_path=self.folder / row.record_path,
-                match_id=row.match_id,
-                faults=row.faults,
-                a_version=names[row.a_version].label,
-                b_version=names[row.b_version].label,
-            )
-            for row in rows
-        ]
-
-
-def _result_of(result: str | None, side: str) -> list[Any]:
-    """The condition on ``a_score`` for ``result`` of the bot playing ``side`` (a or b)."""
-    if result is None:
-        return []
-    score = RESULTS[result]
-    return [col(Game.a_score) == (score if side == "a" else 1.0 - score)]
+            found = stored_game(session, self.folder, number)
+        if found is None:
+            raise NotInLadder(f"no game {number} in this ladder: `pitch ladder games` lists them")
+        return found
 
 
 def _reuse(executor: Executor) -> Pools:

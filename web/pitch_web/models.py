@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from pitch_ladder.browse import BotPage, MatchInfo
-    from pitch_ladder.ladder import BotInfo, GameInfo
+    from pitch_ladder.games import GameInfo
+    from pitch_ladder.ladder import BotInfo
     from pitch_ladder.standings import Standing
 
     from .source import FolderGame, FolderMatch

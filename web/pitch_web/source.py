@@ -23,7 +23,8 @@ from pitch_sdk.record import load_record
 
 if TYPE_CHECKING:
     from pitch_ladder.browse import BotPage, MatchInfo, RatingPoint
-    from pitch_ladder.ladder import BotInfo, GameInfo
+    from pitch_ladder.games import GameInfo
+    from pitch_ladder.ladder import BotInfo
     from pitch_ladder.standings import Standing
 
 LADDER_FILE = "ladder.toml"
