@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from pitch_ladder.games import GameInfo
     from pitch_ladder.ladder import BotInfo
     from pitch_ladder.standings import Standing
+    from pitch_referee.match.listing import MatchListing
 
-    from .source import FolderGame, FolderMatch
+    from .source import FolderGame
 
 
 class StandingOut(BaseModel):
@@ -253,7 +254,7 @@ def ladder_match(info: MatchInfo) -> MatchOut:
     )
 
 
-def folder_match(match: FolderMatch) -> MatchOut:
+def folder_match(match: MatchListing) -> MatchOut:
     return MatchOut(
         key=match.key,
         url=path_url("/matches", match.key) if match.key else "/",
@@ -274,7 +275,7 @@ def folder_match(match: FolderMatch) -> MatchOut:
     )
 
 
-def folder_game(game: FolderGame, match: FolderMatch) -> GameOut:
+def folder_game(game: FolderGame, match: MatchListing) -> GameOut:
     a_points = b_points = winner = None
     if game.scores is not None and game.a_team is not None:
         a_points, b_points = game.scores[game.a_team], game.scores[1 - game.a_team]

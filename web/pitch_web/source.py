@@ -11,7 +11,6 @@ answer). The ladder's database code is imported only for a ladder.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pitch_referee.match.folder import RECORD_SUFFIXES, MatchFolder
+from pitch_referee.match.listing import (
+    RUNNING,
+    MatchListing,
+    at,
+    number,
+    read_listing,
+    read_summary,
+    text,
+)
 from pitch_sdk.record import load_record
 
 if TYPE_CHECKING:
@@ -60,31 +68,6 @@ class Source(Protocol):
 
 
 @dataclass(frozen=True)
-class FolderMatch:
-    """A match folder as its header and summary describe it (missing values are None)."""
-
-    key: str
-    """Its path relative to the folder served ("" for the folder itself)."""
-    a: str
-    b: str
-    a_version: str | None
-    b_version: str | None
-    status: str | None
-    games_planned: int | None
-    games_played: int
-    wins: int | None
-    """A's wins, losses and draws."""
-    losses: int | None
-    draws: int | None
-    a_points: int | None
-    b_points: int | None
-    elo: float | None
-    """A's Elo difference over B, from the match's own statistics."""
-    note: str | None = None
-    """Why the summary could not be read, if it could not."""
-
-
-@dataclass(frozen=True)
 class FolderGame:
     """A game of a match folder, as the match's summary lists it."""
 
@@ -116,14 +99,14 @@ class FolderSource:
         """Whether the folder served is itself one match folder."""
         return MatchFolder(self.folder).exists()
 
-    def matches(self) -> list[FolderMatch]:
+    def matches(self) -> list[MatchListing]:
         """The match folders in the folder served (or the folder itself), by name."""
         if self.is_match:
             return [self.match("")]
         roots = sorted(path.parent for path in self.folder.glob("*/match.json"))
         return [self.match(root.name) for root in roots]
 
-    def match(self, key: str) -> FolderMatch:
+    def match(self, key: str) -> MatchListing:
         """The match folder ``key`` (relative to the folder served).
 
         Raises:
@@ -132,31 +115,7 @@ class FolderSource:
         root = self._inside(key, "match folder", directory=True)
         if not MatchFolder(root).exists():
             raise NotFound(f"no match folder {key!r} in {self.title}")
-        summary, note = _summary(root)
-        header = _json(root / "match.json") or {}
-        bots = _at(summary, "bots") or _at(header, "bots") or {}
-        played = _at(summary, "games_played")
-        if not isinstance(played, int) or _at(summary, "status") == "running":
-            played = MatchFolder(root).finished_count()
-        result = _at(summary, "result") or {}
-        stats = _at(summary, "stats") or {}
-        return FolderMatch(
-            key=key,
-            a=str(_at(bots, "a", "name") or "A"),
-            b=str(_at(bots, "b", "name") or "B"),
-            a_version=_text(_at(bots, "a", "version")),
-            b_version=_text(_at(bots, "b", "version")),
-            status=_text(_at(summary, "status")),
-            games_planned=_number(_at(summary, "games_planned"), int),
-            games_played=played,
-            wins=_number(_at(result, "a", "wins"), int),
-            losses=_number(_at(result, "a", "losses"), int),
-            draws=_number(_at(result, "a", "draws"), int),
-            a_points=_number(_at(result, "points", "a"), int),
-            b_points=_number(_at(result, "points", "b"), int),
-            elo=_number(_at(stats, "elo"), float),
-            note=note,
-        )
+        return read_listing(root, key)
 
     def match_games(self, key: str, offset: int, limit: int) -> tuple[list[FolderGame], int]:
         """A page of the match's games in schedule order, and how many it has.
@@ -170,9 +129,9 @@ class FolderSource:
         self.match(key)
         root = self.folder / key
         prefix = f"{key}/" if key else ""
-        summary, _note = _summary(root)
-        listed = _at(summary, "games")
-        if isinstance(listed, list) and _at(summary, "status") != "running":
+        summary, _note = read_summary(root)
+        listed = at(summary, "games")
+        if isinstance(listed, list) and at(summary, "status") != RUNNING:
             games = [_folder_game(entry, prefix) for entry in listed if isinstance(entry, dict)]
         else:
             names = sorted(file.name for file in MatchFolder(root).records())
@@ -207,10 +166,10 @@ def _folder_game(entry: dict[str, Any], prefix: str) -> FolderGame:
     return FolderGame(
         key=f"{prefix}{entry.get('record')}",
         game=str(entry.get("game")),
-        a_team=_number(entry.get("a_team"), int),
-        a_score=_number(entry.get("a_score"), float),
+        a_team=number(entry.get("a_team"), int),
+        a_score=number(entry.get("a_score"), float),
         scores=tuple(scores) if isinstance(scores, list) and len(scores) == 2 else None,  # type: ignore[arg-type]
-        termination=_text(entry.get("termination")),
+        termination=text(entry.get("termination")),
     )
 
 
@@ -219,45 +178,6 @@ def _game_name(file_name: str) -> str:
         if file_name.endswith(suffix):
             return file_name.removesuffix(suffix)
     return file_name
-
-
-def _summary(root: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """The match's ``summary.json``, or None and why not (none yet is no problem)."""
-    path = root / SUMMARY
-    if not path.exists():
-        return None, None
-    data = _json(path)
-    if data is None:
-        return None, f"unreadable {SUMMARY}"
-    return data, None
-
-
-def _json(path: Path) -> dict[str, Any] | None:
-    """A JSON object from ``path``, or None if there is none to read."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _at(data: object, *keys: str) -> Any:
-    """``data[k1][k2]...``, or None where a level is missing or not an object."""
-    for key in keys:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
-
-
-def _number(value: object, kind: type[int] | type[float]) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return kind(value)
-
-
-def _text(value: object) -> str | None:
-    return None if value is None or isinstance(value, (dict, list)) else str(value)
 
 
 class LadderSource:
