@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 
 from pitch_sdk.actions import Action, Bid, Discard, NameTrump, PickUp, Play, StockChoice
 from pitch_sdk.bot import Bot
@@ -23,7 +24,8 @@ from pitch_sdk.bots.greedy import keep_value
 from pitch_sdk.cards import cards_in
 from pitch_sdk.views import PlayerView
 
-from .search import SearchResult, deadline_of, search
+from .inference import bid_likelihood
+from .search import MAX_WORLDS, SearchResult, deadline_of, search
 
 BID_CEILING = 11
 """The highest bid searched (a legal higher one is searched only if nothing else is)."""
@@ -35,10 +37,15 @@ class MonteCarloBot(Bot):
     """Searches every decision by playing the hand out on sampled deals."""
 
     name = "montecarlo"
-    version = "1.0"
+    version = "1.1"
 
-    def __init__(self, seed: int | str | None = None, *, log: bool = False) -> None:
+    def __init__(
+        self, seed: int | str | None = None, *, log: bool = False, max_worlds: int = MAX_WORLDS
+    ) -> None:
         super().__init__(seed)
+        self.max_worlds = max_worlds
+        """The most samples a decision takes. A search that this cap ends, not the clock,
+        depends only on the seed: a match then replays exactly."""
         self.log = log
         """Print each search's figures (to the seat's log file in a match)."""
         self.last: SearchResult | None = None
@@ -46,7 +53,11 @@ class MonteCarloBot(Bot):
 
     def _search(self, view: PlayerView, candidates: Sequence[Action]) -> Action:
         started = time.perf_counter()
-        result = search(view, candidates, self.rng, deadline_of(self.budget, started))
+        deadline = deadline_of(self.budget, started)
+        weigh = partial(bid_likelihood, view=view)
+        result = search(
+            view, candidates, self.rng, deadline, weigh=weigh, max_worlds=self.max_worlds
+        )
         self.last = result
         if self.log:
             ms = (time.perf_counter() - started) * 1000
