@@ -1,0 +1,91 @@
+"""The montecarlo sample bot (sample_bots/montecarlo): legal answers to every kind of
+decision, inside its share of the time limit, the same answers for the same seed.
+
+Quick by design: small budgets and few samples. How strong the bot is, is measured by
+hand with ``pitch match`` (bench/RESULTS.md, ``## montecarlo``), never by a timed test.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pitch_sdk.actions import Decision
+from pitch_sdk.bot import ask
+from pitch_sdk.bots import GreedyBot
+from pitch_sdk.rules import CHANCE, GameState
+from pitch_sdk.selfplay import play_game
+from pitch_sdk.table import TimeBudget, TimeControl
+from pitch_sdk.views import PlayerView
+
+BOT_FOLDER = Path(__file__).resolve().parents[1] / "sample_bots" / "montecarlo"
+sys.path.insert(0, str(BOT_FOLDER))
+
+from mcbot import MonteCarloBot  # noqa: E402 - importable once the bot folder is on the path
+from mcbot.search import SPEND  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def views_of_every_kind() -> dict[Decision, list[PlayerView]]:
+    """Real positions from seeded greedy games, a few of each kind of decision (discards
+    and pick-ups are rare, so games are played until some turn up)."""
+    found: dict[Decision, list[PlayerView]] = {kind: [] for kind in Decision}
+    rng = random.Random(14)
+    game = 0
+    while not all(found.values()) and game < 400:
+        state, bots = GameState(first_dealer=game % 4), [GreedyBot(seat) for seat in range(4)]
+        while not state.is_over():
+            if state.current_seat() == CHANCE:
+                deck = list(range(54))
+                rng.shuffle(deck)
+                state.deal(deck)
+                continue
+            view = state.view(state.current_seat())
+            if len(view.legal_actions) > 1 and len(found[view.decision]) < 3:
+                found[view.decision].append(view)
+            state.apply(bots[state.current_seat()].decide(view))
+        game += 1
+    return found
+
+
+def test_answers_every_kind_of_decision_with_a_legal_action(views_of_every_kind):
+    bot = MonteCarloBot(seed=1, max_worlds=6)
+    for kind, views in views_of_every_kind.items():
+        assert views, f"no {kind.name} position found"
+        for view in views:
+            action = ask(bot, view, TimeBudget(limit_ms=200, reserve_ms=0))
+            assert action in view.legal_actions, (kind, view, action)
+
+
+def test_a_whole_game_with_a_tiny_time_limit_has_no_fault():
+    bots = [MonteCarloBot(0), GreedyBot(1), MonteCarloBot(2), GreedyBot(3)]
+    record = play_game(bots, seed=5, time_control=TimeControl(limit_ms=20, reserve_ms=0))
+    assert record["faults"] == []
+    assert record["result"]["termination"] in ("target", "moon")
+
+
+def test_stays_inside_its_share_of_the_decision_limit(views_of_every_kind):
+    # Bids search the most candidates over the longest playouts: the slowest decision.
+    bot = MonteCarloBot(seed=2, max_worlds=10**6)
+    limit_ms = 300
+    for view in views_of_every_kind[Decision.BID]:
+        started = time.perf_counter()
+        ask(bot, view, TimeBudget(limit_ms=limit_ms, reserve_ms=10_000))
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        assert elapsed_ms < limit_ms * SPEND + 25, elapsed_ms  # one sample's work of slack
+        assert bot.last.worlds > 4  # the time was used, not only the minimum of samples
+
+
+def test_the_same_seed_gives_the_same_choices_when_the_sample_cap_ends_the_search(
+    views_of_every_kind,
+):
+    views = [view for views in views_of_every_kind.values() for view in views]
+    budget = TimeBudget(limit_ms=60_000, reserve_ms=0)  # the cap, never the clock, stops
+    first, second = MonteCarloBot(seed=7, max_worlds=12), MonteCarloBot(seed=7, max_worlds=12)
+    assert [ask(first, view, budget) for view in views] == [
+        ask(second, view, budget) for view in views
+    ]
