@@ -14,28 +14,10 @@ prefer_classic_io()  # as the pitch command does, before anything imports grpc
 # isort: split
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 _HERE = str(Path(__file__).parent)
 if _HERE not in sys.path:  # ladder_testkit, under --import-mode=importlib
     sys.path.insert(0, _HERE)
 
-from ladder_testkit import POSTGRES, fresh_database
-
-
-@pytest.fixture(
-    params=[
-        "sqlite",
-        pytest.param(
-            "postgresql",
-            marks=pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set"),
-        ),
-    ]
-)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database URL for a fresh, empty ladder database."""
-    with fresh_database(request.param, tmp_path) as url:
-        yield url
+from ladder_testkit import db_url  # noqa: F401  (the fixture, shared)

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+import pytest
 from sqlalchemy import create_engine, text
 from sqlmodel import Session
 from typer.testing import CliRunner
@@ -165,6 +166,22 @@ def store_games(session: Session, games: list[Game]) -> None:
     session.add_all(GameRecord.model_validate({"game_id": game.id, "record": {}}) for game in games)
     rerate(session, {game.id for game in games if game.id is not None})
     session.commit()
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param(
+            "postgresql",
+            marks=pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set"),
+        ),
+    ]
+)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh ladder database's URL: SQLite, then PostgreSQL when it is set (a fixture
+    that the ladder's and the web's conftest both import)."""
+    with fresh_database(request.param, tmp_path) as url:
+        yield url
 
 
 @contextmanager

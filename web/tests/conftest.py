@@ -24,25 +24,10 @@ LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
 if str(LADDER_TESTS) not in sys.path:  # ladder_testkit, under --import-mode=importlib
     sys.path.insert(0, str(LADDER_TESTS))
 
-from ladder_testkit import POSTGRES, fresh_database
+from ladder_testkit import db_url  # noqa: F401  (the fixture, shared)
 
 CHROMIUM = os.environ.get("PITCH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(os.environ.get("PITCH_ARTIFACTS", Path(__file__).parent / "artifacts"))
-
-
-@pytest.fixture(
-    params=[
-        "sqlite",
-        pytest.param(
-            "postgresql",
-            marks=pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set"),
-        ),
-    ]
-)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh ladder database's URL: SQLite, then PostgreSQL when it is set."""
-    with fresh_database(request.param, tmp_path) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

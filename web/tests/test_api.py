@@ -8,20 +8,15 @@ the record of a real one-hand game, so that nothing here starts a bot.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
 from sqlmodel import Session
 
-from pitch_ladder.database import database_url
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, GameRecord
 from pitch_ladder.ratings import elo_step
@@ -38,36 +33,6 @@ if str(LADDER_TESTS) not in sys.path:
     sys.path.insert(0, str(LADDER_TESTS))
 
 from ladder_testkit import add_match, game_row, ladder_with, store_game  # noqa: E402
-
-POSTGRES = os.environ.get("PITCH_TEST_POSTGRES_URL")
-
-
-@pytest.fixture(
-    params=[
-        "sqlite",
-        pytest.param(
-            "postgresql",
-            marks=pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set"),
-        ),
-    ]
-)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh ladder database: a SQLite file, or a PostgreSQL schema dropped afterwards."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'web-ladder.db'}"
-        return
-    assert POSTGRES
-    schema = f"web_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(database_url(tmp_path, POSTGRES))
-    with admin.begin() as connection:
-        connection.execute(text(f"CREATE SCHEMA {schema}"))
-    separator = "&" if "?" in POSTGRES else "?"
-    try:
-        yield f"{POSTGRES}{separator}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with admin.begin() as connection:
-            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
 
 
 def game_record(seed: int = 7) -> dict[str, Any]:
