@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from pitch_referee.errors import ManifestError, PitchError
 from pitch_referee.manifest import load_manifest
 
 from .render import count_of, output_console
+from .sandboxing import SandboxOption, sandbox_limits
 
 if TYPE_CHECKING:
     from pitch_referee.conformance import ConformanceReport
@@ -26,17 +26,13 @@ if TYPE_CHECKING:
 # The conformance check and the sandbox bring gRPC: they are imported when a check runs,
 # so that ``pitch check --help`` does not load them.
 
-_stderr = Console(stderr=True)
-
 
 def check(
     bot_folder: Annotated[Path, typer.Argument(help="The bot: a folder with a bot.toml.")],
     time_limit: Annotated[
         int, typer.Option("--time-limit", min=1, help="Per-decision limit, milliseconds.")
     ] = 1000,
-    sandbox: Annotated[
-        str, typer.Option(help="Run the bot in the sandbox: on, off or auto.")
-    ] = "auto",
+    sandbox: SandboxOption = "auto",
     log: Annotated[
         Path | None, typer.Option("--log", help="Keep the bot's output in this file.")
     ] = None,
@@ -48,29 +44,16 @@ def check(
     status 0 when it passes, 1 when it does not.
     """
     from pitch_referee.conformance import check_bot
-    from pitch_referee.sandbox import SandboxLimits
 
     try:
         manifest = load_manifest(bot_folder)
     except ManifestError as error:
         raise PitchError(str(error)) from None
-    limits = SandboxLimits() if _sandboxed(sandbox) else None
+    limits = sandbox_limits(sandbox, "check a bot you trust")
     report = check_bot(manifest, time_limit_ms=time_limit, sandbox=limits, log_path=log)
     _print(report, bot_folder)
     if not report.ok:
         raise typer.Exit(1)
-
-
-def _sandboxed(mode: str) -> bool:
-    from pitch_referee.sandbox import SandboxMode, SandboxUnavailableError
-    from pitch_referee.sandbox import resolve as resolve_sandbox
-
-    try:
-        return resolve_sandbox(SandboxMode(mode), lambda line: _stderr.print(line))
-    except ValueError:
-        raise PitchError(f"--sandbox {mode!r}: choose on, off or auto") from None
-    except SandboxUnavailableError as error:
-        raise PitchError(f"{error}; or check a bot you trust with --sandbox off") from None
 
 
 def _print(report: ConformanceReport, folder: Path) -> None:

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from pitch_referee.errors import ManifestError, PitchError
@@ -16,14 +15,13 @@ from pitch_sdk.record import load_record
 from pitch_sdk.table import TimeControl
 
 from .render import context_text, count_of, output_console
+from .sandboxing import SandboxOption, sandbox_limits
 
 if TYPE_CHECKING:
     from pitch_referee.rerun import RerunReport
 
 # The rerun and the sandbox bring gRPC: they are imported when a rerun runs, so that
 # ``pitch rerun --help`` does not load them.
-
-_stderr = Console(stderr=True)
 
 
 def rerun(
@@ -36,16 +34,13 @@ def rerun(
     log: Annotated[
         Path | None, typer.Option("--log", help="Keep the bot's output in this file.")
     ] = None,
-    sandbox: Annotated[
-        str, typer.Option(help="Run the bot in the sandbox: on, off or auto.")
-    ] = "auto",
+    sandbox: SandboxOption = "auto",
 ) -> None:
     """Ask a bot one seat's decisions of a recorded game, and list where it answers otherwise.
 
     The game follows the record whatever the bot says: check determinism, or what changed.
     """
     from pitch_referee.rerun import rerun as rerun_bot
-    from pitch_referee.sandbox import SandboxLimits
 
     game = load_record(record)
     try:
@@ -53,23 +48,11 @@ def rerun(
     except ManifestError as error:
         raise PitchError(str(error)) from None
     control = TimeControl(limit_ms=time_limit)
-    limits = SandboxLimits() if _sandboxed(sandbox) else None
+    limits = sandbox_limits(sandbox, "rerun a bot you trust")
     report = asyncio.run(
         rerun_bot(game, seat, manifest, time_control=control, log_path=log, sandbox=limits)
     )
     _print(report)
-
-
-def _sandboxed(mode: str) -> bool:
-    from pitch_referee.sandbox import SandboxMode, SandboxUnavailableError
-    from pitch_referee.sandbox import resolve as resolve_sandbox
-
-    try:
-        return resolve_sandbox(SandboxMode(mode), lambda line: _stderr.print(line))
-    except ValueError:
-        raise PitchError(f"--sandbox {mode!r}: choose on, off or auto") from None
-    except SandboxUnavailableError as error:
-        raise PitchError(f"{error}; or rerun a bot you trust with --sandbox off") from None
 
 
 def _print(report: RerunReport) -> None:
