@@ -25,11 +25,13 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Any
 
 from distributed import Client, KilledWorker, as_completed
 
+from pitch_referee.live import JournalPublisher
 from pitch_referee.match import GameOutcome, GameSpec, Job, MatchFolder, WorkerError
 from pitch_referee.process import LOG_CAP_BYTES
 from pitch_sdk.record import write_record
@@ -106,7 +108,7 @@ class ClusterWorkers:
                 b,
                 job.settings,
                 job.sandboxed,
-                job.publisher,
+                _journals(job),
                 pair,
                 key=f"pitch-pair-{run}-{pair[0].pair}",
                 pure=False,
@@ -140,6 +142,14 @@ class ClusterWorkers:
                 f"pair {pair} failed on the cluster ({type(error).__name__}: {text}); "
                 f"the finished games are kept in {root}"
             ) from None
+
+
+def _journals(job: Job) -> JournalPublisher:
+    """The match's live journals by absolute path: a worker's working folder is not the
+    owner's, so a relative one could name another folder there."""
+    publisher = job.publisher
+    assert isinstance(publisher, JournalPublisher)  # as resume_match makes every job
+    return replace(publisher, live_dir=publisher.live_dir.absolute())
 
 
 class _PairWriter:
