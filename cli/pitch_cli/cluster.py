@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from pitch_referee.errors import PitchError
+
 if TYPE_CHECKING:
     from distributed import Client
 
@@ -88,10 +90,16 @@ def ladder_executor(
 
     Raises:
         ClusterError: the cluster cannot be used (``cluster_client``).
+        PitchError: ``workers`` as well as a cluster, whose size decides.
     """
     if address is None:
         yield None, workers
         return
+    if workers is not None:
+        raise PitchError(
+            "--workers is for the local pool: a cluster plays as many matches at once as "
+            "it has workers (start more with `pitch cluster local --workers N`)"
+        )
     from pitch_ladder.cluster import ClusterExecutor, worker_count
     from pitch_ladder.runner import window
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, cli
+from ladder_testkit import GREEDY, RANDOM, cli, cli_refusal
 from sqlmodel import Session, func, select
 
 from pitch_ladder.ladder import Ladder
@@ -191,3 +191,12 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
         run.kill()
     assert run.returncode == 0, out + err
     assert _outcome(folder, db_url) == on_local_pool
+
+
+def test_workers_with_a_cluster_is_refused_since_the_cluster_decides(tmp_path: Path) -> None:
+    cli("ladder", "init", "--ladder", tmp_path / "ladder")
+    refusal = cli_refusal(
+        "ladder", "run", "--cluster", "tcp://127.0.0.1:9", "--workers", "2",
+        "--ladder", tmp_path / "ladder",
+    )  # fmt: skip
+    assert "--workers is for the local pool" in refusal
