@@ -23,8 +23,6 @@ from test_query_plans import _full_scans, _statements  # noqa: E402
 from pitch_web import create_app  # noqa: E402
 from pitch_web.source import LadderSource  # noqa: E402
 
-db_url = test_api.db_url  # the fixture: SQLite, and PostgreSQL when configured
-
 ROUTES = [
     "/api/standings",
     "/api/games",
