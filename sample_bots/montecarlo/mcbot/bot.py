@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from functools import partial
 
 from pitch_sdk.actions import Action, Bid, Discard, NameTrump, PickUp, Play, StockChoice
 from pitch_sdk.bot import Bot
@@ -24,7 +23,6 @@ from pitch_sdk.bots.greedy import keep_value
 from pitch_sdk.cards import cards_in
 from pitch_sdk.views import PlayerView
 
-from .inference import bid_likelihood
 from .search import MAX_WORLDS, SearchResult, deadline_of, search
 
 BID_CEILING = 11
@@ -37,7 +35,7 @@ class MonteCarloBot(Bot):
     """Searches every decision by playing the hand out on sampled deals."""
 
     name = "montecarlo"
-    version = "1.1"
+    version = "1.2"
 
     def __init__(
         self, seed: int | str | None = None, *, log: bool = False, max_worlds: int = MAX_WORLDS
@@ -54,10 +52,7 @@ class MonteCarloBot(Bot):
     def _search(self, view: PlayerView, candidates: Sequence[Action]) -> Action:
         started = time.perf_counter()
         deadline = deadline_of(self.budget, started)
-        weigh = partial(bid_likelihood, view=view)
-        result = search(
-            view, candidates, self.rng, deadline, weigh=weigh, max_worlds=self.max_worlds
-        )
+        result = search(view, candidates, self.rng, deadline, max_worlds=self.max_worlds)
         self.last = result
         if self.log:
             ms = (time.perf_counter() - started) * 1000

@@ -7,7 +7,7 @@ One decision is searched like this:
    out with the rollout policy (``rollout.play_out_hand``), and score the result for
    the seat's team (``hand_value``);
 3. repeat with fresh samples until the time is spent, and pick the action with the best
-   average, each sample weighted by how well it explains the bids (``inference.py``).
+   average.
 
 Every candidate is tried on the same samples ("common random numbers"): the difference
 between two actions then comes from the actions, not from one of them being luckier with
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pitch_sdk.cards import team_of
@@ -89,7 +89,6 @@ def search(
     rng: random.Random,
     deadline: float,
     *,
-    weigh: Callable[[GameState], float] | None = None,
     max_worlds: int = MAX_WORLDS,
 ) -> SearchResult:
     """Pick the candidate with the best average hand value over sampled deals.
@@ -99,8 +98,6 @@ def search(
         candidates: the actions to compare (legal ones, at least one).
         rng: the bot's seeded generator: samples come from it, so a game replays.
         deadline: the ``time.perf_counter()`` value to stop at.
-        weigh: the weight of a sample (how likely it is, beyond being consistent with
-            the view); ``None`` weighs every sample alike.
         max_worlds: the most samples to take.
 
     Returns:
@@ -108,20 +105,17 @@ def search(
     """
     team = team_of(view.seat)
     totals = [0.0] * len(candidates)
-    weights = 0.0
     worlds = 0
     while worlds < max_worlds:
         if worlds >= MIN_WORLDS and time.perf_counter() >= deadline:
             break
         world = determinize(view, rng)
-        weight = 1.0 if weigh is None else weigh(world)
         for index, action in enumerate(candidates):
             state = world.copy()
             state.advance(action)
             play_out_hand(state)
-            totals[index] += weight * hand_value(world, state, team)
-        weights += weight
+            totals[index] += hand_value(world, state, team)
         worlds += 1
     best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
-    means = {candidates[i]: totals[i] / (weights or 1.0) for i in range(len(candidates))}
+    means = {candidates[i]: totals[i] / worlds for i in range(len(candidates))}
     return SearchResult(candidates[best], means, worlds, worlds * len(candidates))
