@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pitch_sdk.actions import Decision
+from pitch_sdk.actions import Bid, Decision
 from pitch_sdk.bot import ask
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.rules import CHANCE, GameState
@@ -26,6 +26,7 @@ BOT_FOLDER = Path(__file__).resolve().parents[1] / "sample_bots" / "montecarlo"
 sys.path.insert(0, str(BOT_FOLDER))
 
 from mcbot import MonteCarloBot  # noqa: E402 - importable once the bot folder is on the path
+from mcbot.rollout import choose  # noqa: E402
 from mcbot.search import SPEND  # noqa: E402
 
 
@@ -89,3 +90,12 @@ def test_the_same_seed_gives_the_same_choices_when_the_sample_cap_ends_the_searc
     assert [ask(first, view, budget) for view in views] == [
         ask(second, view, budget) for view in views
     ]
+
+
+def test_rollout_passes_when_a_13_bid_leaves_nothing_to_bid():
+    # A crash found in a match: a playout asked a seat to bid over 13.
+    state = GameState()
+    state.deal(range(54))
+    state.advance(Bid(13))
+    assert state.legal_actions() == (Bid(0),)
+    assert choose(state, state.current_seat()) == Bid(0)

@@ -35,7 +35,7 @@ class MonteCarloBot(Bot):
     """Searches every decision by playing the hand out on sampled deals."""
 
     name = "montecarlo"
-    version = "1.2"
+    version = "1.3"
 
     def __init__(
         self, seed: int | str | None = None, *, log: bool = False, max_worlds: int = MAX_WORLDS

@@ -71,6 +71,8 @@ def choose(state: GameState, seat: int) -> Action:
 
 def _bid(state: GameState, seat: int) -> Bid:
     amounts = [action.amount for action in state.legal_actions() if action.amount]
+    if not amounts:
+        return Bid(0)  # someone bid 13: passing is all that is left
     lowest = min(amounts)
     if seat == state.dealer and state.bid == 0:
         return Bid(lowest)  # the dealer after three passes must bid
