@@ -17,7 +17,8 @@ Time. The referee keeps the clock from the moment it sends the request, so the s
 stops well before the decision's limit (``SPEND`` of it, less ``MARGIN_MS`` for the
 process, gRPC and the final answer) and never counts on the reserve: a bot that never
 overruns keeps its reserve for the unexpected (a slow machine, a garbage collection).
-The clock is read after every playout, and one playout takes well under a millisecond.
+The clock is read after every sample, whose playouts (one per candidate) take a few
+milliseconds at most.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ from pitch_sdk.views import PlayerView
 from .rollout import play_out_hand
 
 SPEND = 0.25
-"""Fraction of the per-decision limit a search may use. A game asks each seat about 60
-to 80 questions; a quarter of a second each at the default 1 s limit keeps a game of two
-search bots near a minute of CPU, and leaves the rest of the limit as a safety margin."""
+"""Fraction of the per-decision limit a search may use. A game asks each seat about 50
+questions; at the default 1 s limit a quarter keeps a game of two search bots to seconds
+of CPU (7.5 s measured, many searches end on ``MAX_WORLDS``), so that a 200-game match
+takes minutes, not hours, and leaves most of the limit as a safety margin."""
 MARGIN_MS = 30
 """Kept back from the spend for starting up, sending the answer and a slow clock tick."""
 MIN_WORLDS = 4
