@@ -6,7 +6,8 @@ sensible enough that the hand's result says something about the action being tri
 Purely random play is fast but noisy: random partners throw away threes and bid
 nonsense, and the averages then rank actions by luck. So each seat here plays a
 stripped-down version of the greedy bot, computed from ``GameState`` fields without
-building a ``PlayerView`` (building a view costs more than a whole playout):
+building a ``PlayerView`` (a view for each of a playout's decisions would cost about
+four times the playout itself):
 
 * bids from the greedy bot's hand estimate (``best_suit``), trumps on the best suit;
 * discards, pick-ups and stock takes by the greedy bot's ``keep_value``;
