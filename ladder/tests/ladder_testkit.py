@@ -11,17 +11,28 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 from sqlalchemy import create_engine, text
-from sqlmodel import Session
+from sqlmodel import Session, func, select
 from typer.testing import CliRunner
 
 from pitch_cli import app
 from pitch_ladder.database import database_url
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Bot, BotVersion, Game, GameRecord, Match, now
+from pitch_ladder.models import (
+    Bot,
+    BotVersion,
+    Game,
+    GameRecord,
+    LadderIdentity,
+    Match,
+    RatingHistory,
+    now,
+)
+from pitch_ladder.ownership import OWNER_ROW
 from pitch_ladder.standings import rerate
 from pitch_referee.errors import PitchError
 
@@ -204,3 +215,41 @@ def fresh_database(kind: str, tmp_path: Path) -> Iterator[str]:
         with admin.begin() as connection:
             connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         admin.dispose()
+
+
+DEAL_SECRET = "0" * 64
+"""The deals' secret of ``comparable_ladder``: ladders that share it deal the same cards."""
+
+
+def comparable_ladder(
+    folder: Path, db: str | None = None, bots: tuple[Path, ...] = (GREEDY, RANDOM)
+) -> list[str | Path]:
+    """A new ladder dealing with ``DEAL_SECRET`` (so that two of them play the same games
+    and their outcomes can be compared), ``bots`` submitted; its ``--ladder``/``--db``."""
+    where: list[str | Path] = ["--ladder", folder, *(["--db", db] if db else [])]
+    cli("ladder", "init", *where)
+    with Ladder.open(folder, db) as ladder, Session(ladder.engine) as session:
+        session.get_one(LadderIdentity, OWNER_ROW).deal_secret = DEAL_SECRET
+        session.commit()
+    for bot in bots:
+        cli("ladder", "submit", bot, *where)
+    return where
+
+
+def ladder_outcome(folder: Path, db: str | None = None) -> tuple[list[Any], dict[str, Any]]:
+    """Every stored game, and every bot's ratings and counts (exact floats); checks that
+    each game is stored once with its two rating updates."""
+    with Ladder.open(folder, db) as ladder:
+        games = sorted(  # listed newest first: the order of storing differs between runs
+            (g.round, g.a, g.b, g.game_id, g.a_score, g.a_points, g.b_points)
+            for g in ladder.games(limit=10_000)
+        )
+        lines = {
+            line.bot: (line.elo, line.fit, line.games, line.wins, line.losses, line.draws)
+            for line in ladder.standings()
+        }
+        with Session(ladder.engine) as session:
+            assert session.exec(select(func.count()).select_from(Game)).one() == len(games)
+            history = session.exec(select(func.count()).select_from(RatingHistory)).one()
+            assert history == 2 * len(games)
+    return games, lines

@@ -13,12 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, cli, cli_refusal
-from sqlmodel import Session, func, select
+from ladder_testkit import GREEDY, RANDOM, cli, cli_refusal, comparable_ladder, ladder_outcome
 
-from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Game, LadderIdentity, RatingHistory
-from pitch_ladder.ownership import OWNER_ROW
 from pitch_referee.match import Entrant, MatchSettings, WorkerError, run_match
 from pitch_sdk.record import load_record
 
@@ -31,8 +27,6 @@ from pitch_ladder.cluster.local import local_cluster  # noqa: E402
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12"]
 """Two rounds of one 12-game match (greedy vs random): 24 games, 12 deal pairs."""
 GAMES = 24
-DEAL_SECRET = "0" * 64
-"""Every ladder here deals the same cards, so that their games can be compared."""
 
 
 @pytest.fixture(scope="module")
@@ -43,35 +37,12 @@ def cluster() -> Iterator[Any]:
         yield client
 
 
-def _new_ladder(folder: Path, db: str | None = None) -> list[str | Path]:
-    where: list[str | Path] = ["--ladder", folder, *(["--db", db] if db else [])]
-    cli("ladder", "init", *where)
-    with Ladder.open(folder, db) as ladder, Session(ladder.engine) as session:
-        session.get_one(LadderIdentity, OWNER_ROW).deal_secret = DEAL_SECRET
-        session.commit()
-    cli("ladder", "submit", GREEDY, *where)
-    cli("ladder", "submit", RANDOM, *where)
-    return where
-
-
 def _outcome(
     folder: Path, db: str | None = None
 ) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
     """Every stored game, every bot's ratings (exact floats), and every record but for
     its times and log paths."""
-    with Ladder.open(folder, db) as ladder:
-        games = sorted(
-            (g.round, g.a, g.b, g.game_id, g.a_score, g.a_points, g.b_points)
-            for g in ladder.games(limit=10_000)
-        )
-        lines = {
-            line.bot: (line.elo, line.fit, line.games, line.wins, line.losses, line.draws)
-            for line in ladder.standings()
-        }
-        with Session(ladder.engine) as session:
-            assert session.exec(select(func.count()).select_from(Game)).one() == len(games)
-            history = session.exec(select(func.count()).select_from(RatingHistory)).one()
-            assert history == 2 * len(games)
+    games, lines = ladder_outcome(folder, db)
     records = {
         path.relative_to(folder).as_posix(): _timeless(load_record(path))
         for path in folder.glob("matches/*/games/*.json*")
@@ -93,7 +64,7 @@ def _timeless(record: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def on_local_pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
     folder = tmp_path_factory.mktemp("local") / "ladder"
-    cli(*RUN, "--workers", "2", *_new_ladder(folder))
+    cli(*RUN, "--workers", "2", *comparable_ladder(folder))
     return _outcome(folder)
 
 
@@ -110,7 +81,7 @@ def test_a_round_robin_on_a_cluster_gives_the_local_pools_games_records_and_rati
     cluster: Any, on_local_pool: Any, tmp_path: Path
 ) -> None:
     folder = tmp_path / "ladder"
-    cli(*RUN, "--cluster", cluster.scheduler.address, *_new_ladder(folder))
+    cli(*RUN, "--cluster", cluster.scheduler.address, *comparable_ladder(folder))
     games, lines, records = _outcome(folder)
     assert len(games) == GAMES and len(records) == GAMES
     assert (games, lines, records) == on_local_pool
@@ -169,7 +140,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
     cluster: Any, on_local_pool: Any, tmp_path: Path, db_url: str
 ) -> None:
     folder = tmp_path / "ladder"
-    where = _new_ladder(folder, db_url)
+    where = comparable_ladder(folder, db_url)
     run = subprocess.Popen(
         [sys.executable, "-m", "pitch_cli", *RUN, "--cluster", cluster.scheduler.address,
          *map(str, where)],

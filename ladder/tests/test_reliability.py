@@ -13,50 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, cli, pitch
-from sqlmodel import Session, func, select
+from ladder_testkit import comparable_ladder, ladder_outcome, pitch
 
 from pitch_ladder.errors import LadderError
-from pitch_ladder.ladder import Ladder
 from pitch_ladder.lock import LOCK_FILE, RunLock
-from pitch_ladder.models import Game, LadderIdentity, RatingHistory
-from pitch_ladder.ownership import OWNER_ROW
 
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12", "--workers", "2"]
 """Two rounds of one 12-game match (greedy vs random), two matches at once: 24 games, enough
 that a run is surely still going when the test kills it after a few."""
 GAMES = 24
-DEAL_SECRET = "0" * 64
-"""Every ladder of these tests deals the same cards, so that their games can be compared."""
-
-
-def _new_ladder(folder: Path, db: str | None = None) -> list[str | Path]:
-    where: list[str | Path] = ["--ladder", folder, *(["--db", db] if db else [])]
-    cli("ladder", "init", *where)
-    with Ladder.open(folder, db) as ladder, Session(ladder.engine) as session:
-        session.get_one(LadderIdentity, OWNER_ROW).deal_secret = DEAL_SECRET
-        session.commit()
-    cli("ladder", "submit", GREEDY, *where)
-    cli("ladder", "submit", RANDOM, *where)
-    return where
-
-
-def _outcome(folder: Path, db: str | None = None) -> tuple[list[Any], dict[str, Any]]:
-    """Every stored game, and every bot's ratings and counts (exact floats)."""
-    with Ladder.open(folder, db) as ladder:
-        games = sorted(  # listed newest first: the order of storing differs between runs
-            (g.round, g.a, g.b, g.game_id, g.a_score, g.a_points, g.b_points)
-            for g in ladder.games(limit=10_000)
-        )
-        lines = {
-            line.bot: (line.elo, line.fit, line.games, line.wins, line.losses, line.draws)
-            for line in ladder.standings()
-        }
-        with Session(ladder.engine) as session:
-            assert session.exec(select(func.count()).select_from(Game)).one() == len(games)
-            history = session.exec(select(func.count()).select_from(RatingHistory)).one()
-            assert history == 2 * len(games)
-    return games, lines
 
 
 def _records(folder: Path) -> int:
@@ -102,10 +67,10 @@ def _kill_when(process: subprocess.Popen[str], folder: Path, records: int) -> No
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], dict[str, Any]]:
     folder = tmp_path_factory.mktemp("uninterrupted") / "ladder"
-    where = _new_ladder(folder)
+    where = comparable_ladder(folder)
     finished = pitch(*RUN, *where)
     assert finished.returncode == 0, finished.stderr
-    return _outcome(folder)
+    return ladder_outcome(folder)
 
 
 @pytest.mark.slow
@@ -113,14 +78,14 @@ def test_kill_9_thrice_then_run_again_gives_the_uninterrupted_games_and_ratings(
     db_url: str, tmp_path: Path, uninterrupted: tuple[list[Any], dict[str, Any]]
 ) -> None:
     folder = tmp_path / "ladder"
-    where = _new_ladder(folder, db_url)
+    where = comparable_ladder(folder, db_url)
     _kill_when(_start_run(where), folder, records=0)  # while it schedules or starts
     _kill_when(_start_run(where), folder, records=3)
     _kill_when(_start_run(where), folder, records=6)
     finished = pitch(*RUN, *where)
     assert finished.returncode == 0, finished.stderr
     assert "finishing 2 matches of an interrupted run" in finished.stdout
-    games, lines = _outcome(folder, db_url)
+    games, lines = ladder_outcome(folder, db_url)
     assert len(games) == GAMES
     assert (games, lines) == uninterrupted
 
@@ -128,7 +93,7 @@ def test_kill_9_thrice_then_run_again_gives_the_uninterrupted_games_and_ratings(
 @pytest.mark.slow
 def test_a_second_run_on_the_same_ladder_refuses_naming_the_first(tmp_path: Path) -> None:
     folder = tmp_path / "ladder"
-    where = _new_ladder(folder)
+    where = comparable_ladder(folder)
     long_run = [*RUN[:2], "--rounds", "500", *RUN[4:]]  # still running when the second starts
     first = subprocess.Popen(
         [sys.executable, "-m", "pitch_cli", *long_run, *map(str, where)],
@@ -146,7 +111,7 @@ def test_a_second_run_on_the_same_ladder_refuses_naming_the_first(tmp_path: Path
     assert second.returncode == 1, second.stdout + second.stderr
     assert f"another `pitch ladder run` (pid {first.pid}) is running" in second.stderr
     assert "--wait" in second.stderr and "Traceback" not in second.stderr
-    games, _ = _outcome(folder)  # every stored game has its two rating updates
+    games, _ = ladder_outcome(folder)  # every stored game has its two rating updates
     assert len(games) <= _records(folder)
 
 

@@ -13,13 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, cli
+from ladder_testkit import GREEDY, RANDOM, comparable_ladder, ladder_outcome
 from sqlmodel import Session, col, func, select
 
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Game, LadderIdentity, Match
-from pitch_ladder.ownership import OWNER_ROW
+from pitch_ladder.models import Game, Match
 from pitch_ladder.pairing import PairingSettings
 from pitch_ladder.scheduler import Scheduler, SchedulerSettings, set_paused, status
 
@@ -31,30 +30,10 @@ QUICK = SchedulerSettings(
 )
 
 
-DEAL_SECRET = "0" * 64
-"""Every ladder of these tests deals the same cards, so that their games can be compared."""
-
-
-def _ladder(tmp_path: Path, *bots: Path, name: str = "ladder") -> Path:
-    folder = tmp_path / name
-    cli("ladder", "init", "--ladder", folder)
-    with Ladder.open(folder) as ladder, Session(ladder.engine) as session:
-        session.get_one(LadderIdentity, OWNER_ROW).deal_secret = DEAL_SECRET
-        session.commit()
-    for bot in bots:
-        cli("ladder", "submit", bot, "--ladder", folder)
+def _ladder(tmp_path: Path, *bots: Path) -> Path:
+    folder = tmp_path / "ladder"
+    comparable_ladder(folder, bots=bots)
     return folder
-
-
-def _results(folder: Path) -> tuple[list[tuple], list[tuple]]:
-    """Every game's result by match and game id, and every line of the standings."""
-    with Ladder.open(folder) as ladder:
-        games = sorted(
-            (g.round, g.a, g.b, g.game_id, g.a_score, g.a_points, g.b_points)
-            for g in ladder.games(limit=10_000)
-        )
-        lines = [(line.bot, line.elo, line.fit, line.games) for line in ladder.standings()]
-    return games, lines
 
 
 def _games(ladder: Ladder) -> list[tuple[int, str]]:
@@ -172,9 +151,12 @@ def test_a_scheduler_killed_mid_step_finishes_its_round_as_an_uninterrupted_one_
             select(func.count()).select_from(Game).join(Match).where(Match.round == 1)
         ).one()
         assert first_round == games
-    uninterrupted = _ladder(tmp_path, GREEDY, RANDOM, name="uninterrupted")
+    uninterrupted = tmp_path / "uninterrupted"
+    comparable_ladder(uninterrupted)
     done = subprocess.run(
         [sys.executable, "-c", _SCHEDULER, str(uninterrupted), str(games), "once"], timeout=300
     )
     assert done.returncode == 0
-    assert _results(folder) == _results(uninterrupted), "the same games and the same ratings"
+    assert ladder_outcome(folder) == ladder_outcome(uninterrupted), (
+        "the same games and the same ratings"
+    )
