@@ -92,6 +92,8 @@ class Submission:
     new: bool
     """False: identical content was already submitted; nothing was stored."""
     reactivated: bool = False
+    content_hash: str = ""
+    """The version's whole content hash (``submit.content_hash``)."""
 
 
 @dataclass(frozen=True)
@@ -238,7 +240,7 @@ class Ladder:
                         session.commit()
                         label = version_label(known)
                         folder = self.folder / known.folder
-                        return Submission(name, label, folder, False, reactivated)
+                        return Submission(name, label, folder, False, reactivated, digest)
             target = self.folder / relative
             self._stage(manifest.folder, target, name)
             try:
@@ -296,7 +298,7 @@ class Ladder:
             session.add(version)
             session.commit()
             label = version_label(version)
-        return Submission(name, label, self.folder / relative, True, reactivated)
+        return Submission(name, label, self.folder / relative, True, reactivated, digest)
 
     def bots(self) -> list[BotInfo]:
         """Every bot with its latest version, retired ones included, by name.

@@ -75,19 +75,26 @@ def submit_upload(
     """
     scratch = ladder.folder / SCRATCH_FOLDER / f"upload-{uuid.uuid4().hex}"
     scratch.parent.mkdir(parents=True, exist_ok=True)
-    bot, digest = "", ""
+    manifest = None
     try:
         manifest = unpack(upload, scratch, limits)
-        bot, digest = manifest.name, content_hash(manifest.folder)
         stored = ladder.submit(scratch, author=author.name, trust_bots=trust_bots)
     except ForbiddenError:
         raise
     except (ArchiveError, LadderError, BotError) as refusal:
+        # The refused bot's hash, for its author, while its scratch copy is still there.
+        bot, digest = (manifest.name, content_hash(manifest.folder)) if manifest else ("", "")
         return _keep(ladder, author, bot, digest, accepted=False, reason=str(refusal))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return _keep(
-        ladder, author, stored.bot, digest, accepted=True, new=stored.new, version=stored.version
+        ladder,
+        author,
+        stored.bot,
+        stored.content_hash,
+        accepted=True,
+        new=stored.new,
+        version=stored.version,
     )
 
 
