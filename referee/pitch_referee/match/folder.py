@@ -28,6 +28,10 @@ from .settings import Entrant, MatchError, MatchSettings
 
 MATCH_FORMAT = "pitch-match"
 MATCH_VERSION = 1
+TEAM_MATCH_VERSION = 2
+"""A match whose teams are two different bots (``bots`` names ``a_partner`` or
+``b_partner``): a reader that knows only version 1 refuses it rather than seat bot A in
+its partner's place."""
 
 PLAIN = ".json"
 COMPRESSED = ".json.gz"
@@ -88,11 +92,22 @@ class MatchFolder:
     def worker_logs(self, worker: int) -> Path:
         return self.logs_dir / f"worker-{worker}"
 
-    def write_header(self, a: Entrant, b: Entrant, settings: MatchSettings) -> None:
+    def write_header(
+        self,
+        a: Entrant,
+        b: Entrant,
+        settings: MatchSettings,
+        partners: tuple[Entrant | None, Entrant | None] = (None, None),
+    ) -> None:
+        """``match.json``. ``partners``: who partners bot A and bot B (``None``: itself)."""
+        bots = {"a": a.to_json(), "b": b.to_json()}
+        for side, partner in zip("ab", partners, strict=True):
+            if partner is not None:
+                bots[f"{side}_partner"] = partner.to_json()
         header = {
             "format": MATCH_FORMAT,
-            "version": MATCH_VERSION,
-            "bots": {"a": a.to_json(), "b": b.to_json()},
+            "version": TEAM_MATCH_VERSION if len(bots) > 2 else MATCH_VERSION,
+            "bots": bots,
             "settings": settings.to_json(),
         }
         self.root.mkdir(parents=True, exist_ok=True)
@@ -106,20 +121,53 @@ class MatchFolder:
             MatchError: no match here, or a header this version cannot read.
             ManifestError: a bot's folder no longer holds a valid bot.
         """
+        header = self._header()
         path = self.header_path
         try:
-            header = json.loads(path.read_text())
-            if header.get("format") != MATCH_FORMAT or header.get("version") != MATCH_VERSION:
-                raise MatchError(f"{path}: not a pitch match of a known version")
             settings = MatchSettings.from_json(header["settings"])
             bots = header["bots"]
             return Entrant.from_json(bots["a"]), Entrant.from_json(bots["b"]), settings
-        except FileNotFoundError:
-            raise MatchError(f"{self.root}: no match here (no match.json)") from None
-        except (json.JSONDecodeError, AttributeError, KeyError, TypeError) as error:
+        except (AttributeError, KeyError, TypeError) as error:
             raise MatchError(f"{path}: unreadable match header ({error})") from None
         except MatchError as error:
             raise MatchError(f"{path}: {error}") from None
+
+    def read_partners(self) -> tuple[Entrant | None, Entrant | None]:
+        """Who partners bot A and bot B, from ``match.json`` (``None``: the bot itself).
+
+        Raises:
+            MatchError, ManifestError: as ``read_header``.
+        """
+        try:
+            bots = self._header()["bots"]
+            return tuple(  # type: ignore[return-value]
+                Entrant.from_json(bots[key]) if key in bots else None
+                for key in ("a_partner", "b_partner")
+            )
+        except (AttributeError, KeyError, TypeError) as error:
+            raise MatchError(f"{self.header_path}: unreadable match header ({error})") from None
+
+    def _header(self) -> dict[str, Any]:
+        """``match.json``, of a format and version this code reads.
+
+        Raises:
+            MatchError: no match here, or a header this version cannot read.
+        """
+        path = self.header_path
+        try:
+            header = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise MatchError(f"{self.root}: no match here (no match.json)") from None
+        except json.JSONDecodeError as error:
+            raise MatchError(f"{path}: unreadable match header ({error})") from None
+        known = (MATCH_VERSION, TEAM_MATCH_VERSION)
+        if (
+            not isinstance(header, dict)
+            or header.get("format") != MATCH_FORMAT
+            or header.get("version") not in known
+        ):
+            raise MatchError(f"{path}: not a pitch match of a known version")
+        return header
 
     def records(self) -> Iterator[RecordFile]:
         """The record files in the games folder (``<game>.json.gz`` and ``<game>.json``;

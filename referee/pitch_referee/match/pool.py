@@ -51,6 +51,20 @@ class Job:
     """Resolved once for the match (``MatchSettings.sandboxed``), so every worker agrees."""
     publisher: Publisher
     """Where each game is published as it is played (``live``: the match's journals)."""
+    a_partner: Entrant | None = None
+    """Who partners bot A in its team's second seat; ``None``: bot A itself (another
+    process of it), as in every match but the mixed-partnership format's."""
+    b_partner: Entrant | None = None
+
+    def seat_entrants(self) -> dict[str, Entrant]:
+        """The bot of each process slot: ``A1``/``A2`` are team A's seats, ``B1``/``B2``
+        team B's (``schedule.seats`` puts them at the table)."""
+        return {
+            "A1": self.a,
+            "A2": self.a_partner or self.a,
+            "B1": self.b,
+            "B2": self.b_partner or self.b,
+        }
 
 
 Workers = Callable[[Job, list[list[GameSpec]], Callable[[str], None]], Iterator[GameOutcome]]
@@ -245,7 +259,7 @@ async def play_pairs_at(
     folder = MatchFolder(job.root)
     slots = {
         key: PlayerSlot(key, entrant.manifest, entrant.name)
-        for key, entrant in (("A1", job.a), ("A2", job.a), ("B1", job.b), ("B2", job.b))
+        for key, entrant in job.seat_entrants().items()
     }
     settings = job.settings
     while (pair := next_pair()) is not None:

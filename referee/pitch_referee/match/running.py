@@ -45,6 +45,7 @@ def run_match(
     *,
     stop_if_unplayable: bool = False,
     workers: Workers = run_workers,
+    partners: tuple[Entrant | None, Entrant | None] = (None, None),
 ) -> MatchSummary:
     """Play a new match into ``root`` (which must not hold one) and return its summary.
 
@@ -52,7 +53,9 @@ def run_match(
     ``stop_if_unplayable``, the match stops (``MatchStatus.CANNOT_PLAY``) as soon as
     its games show that a bot cannot play at all (``summary.cannot_play``) instead of
     playing every remaining game as a forfeit. ``workers`` play the deal pairs: this
-    machine's, or a cluster's (``pitch_ladder.cluster``).
+    machine's, or a cluster's (``pitch_ladder.cluster``). ``partners``: who partners bot
+    A and bot B in their teams (``None``, the default: the bot itself); the results of
+    "bot A" are then its team's.
 
     Raises:
         MatchError: ``root`` already holds a match, or the match cannot go on (a
@@ -63,9 +66,9 @@ def run_match(
     if folder.exists():
         raise MatchError(f"{root} already holds a match")
     settings = settings.seeded()
-    if a.by_hand or b.by_hand:
+    if any(entrant is not None and entrant.by_hand for entrant in (a, b, *partners)):
         settings = replace(settings, concurrency=1)  # bots by hand join one referee
-    folder.write_header(a, b, settings)
+    folder.write_header(a, b, settings, partners)
     return _play_remaining(root, progress, announce, stop_if_unplayable, workers)
 
 
@@ -113,7 +116,9 @@ def _play_remaining(
         summary_of(loaded, MatchStatus.RUNNING)
         settings = loaded.settings
         publisher = JournalPublisher.for_match(root, _max_silence_s(settings))
-        job = Job(loaded.a, loaded.b, settings, root, settings.sandboxed(announce), publisher)
+        sandboxed = settings.sandboxed(announce)
+        partners = (loaded.a_partner, loaded.b_partner)
+        job = Job(loaded.a, loaded.b, settings, root, sandboxed, publisher, *partners)
         planned = len(loaded.specs)
         del loaded  # not kept while playing: the summary at the end reads the folder again
         status, unplayable = _play(

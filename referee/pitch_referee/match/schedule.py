@@ -63,6 +63,7 @@ def position(game_id: str, specs: list[GameSpec], duplicate: bool) -> int | None
 
 
 def seats(spec: GameSpec, slots: dict[str, PlayerSlot]) -> list[PlayerSlot]:
-    """The process per seat: A1/A2 are bot A's two processes, B1/B2 bot B's."""
+    """The process per seat: A1/A2 are team A's two processes (bot A twice, or bot A and
+    its partner), B1/B2 team B's."""
     order = ("A1", "B1", "A2", "B2") if spec.side == "a" else ("B1", "A1", "B2", "A2")
     return [slots[key] for key in order]

@@ -170,14 +170,18 @@ class LoadedMatch:
     """The finished games, in schedule order."""
     records: RecordNames
     """Each finished game's record file (``records[spec]``: its name in the games folder)."""
+    a_partner: Entrant | None = None
+    """Who partners bot A (``None``: bot A itself)."""
+    b_partner: Entrant | None = None
 
     @classmethod
     def load(cls, root: Path) -> LoadedMatch:
         folder = MatchFolder(root)
         a, b, settings = folder.read_header()
+        a_partner, b_partner = folder.read_partners()
         specs = schedule(settings)
         outcomes, records = load_outcomes(folder, specs, settings.duplicate)
-        return cls(folder, a, b, settings, specs, outcomes, records)
+        return cls(folder, a, b, settings, specs, outcomes, records, a_partner, b_partner)
 
 
 @dataclass(frozen=True)
@@ -321,9 +325,22 @@ class MatchSummary:
     b_faults: tuple[FaultTally, ...] = ()
     cannot_play: tuple[str, ...] = ()
     """The sides (``a``, ``b``) that the match stopped for (``MatchStatus.CANNOT_PLAY``)."""
+    a_partner: Entrant | None = None
+    """Who partners bot A in its team (``None``: bot A itself); "bot A's" results are
+    then this team's."""
+    b_partner: Entrant | None = None
 
     def bot(self, side: str) -> Entrant:
         return self.a if side == "a" else self.b
+
+    def partner(self, side: str) -> Entrant | None:
+        return self.a_partner if side == "a" else self.b_partner
+
+    def team_name(self, side: str) -> str:
+        """``alpha``, or ``alpha+gamma`` for a team of two different bots."""
+        partner = self.partner(side)
+        bot = self.bot(side).name
+        return bot if partner is None else f"{bot}+{partner.name}"
 
     def faults_of(self, side: str) -> tuple[FaultTally, ...]:
         return self.a_faults if side == "a" else self.b_faults
@@ -345,8 +362,12 @@ class MatchSummary:
         """``to_json`` without the games."""
         stats = self.stats
         cpu = self.cpu
+        bots = {"a": self.a.to_json(), "b": self.b.to_json()}
+        for side in "ab":
+            if (partner := self.partner(side)) is not None:
+                bots[f"{side}_partner"] = partner.to_json()
         data = {
-            "bots": {"a": self.a.to_json(), "b": self.b.to_json()},
+            "bots": bots,
             "settings": self.settings.to_json(),
             "status": str(self.status),
             "games_planned": self.games_planned,
@@ -418,6 +439,8 @@ def summary_of(
         a_faults=fault_tallies(outcomes, "a"),
         b_faults=fault_tallies(outcomes, "b"),
         cannot_play=cannot_play,
+        a_partner=loaded.a_partner,
+        b_partner=loaded.b_partner,
     )
     summary.save()
     return summary
