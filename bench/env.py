@@ -1,18 +1,24 @@
 """The PettingZoo environment's speed: steps per second with random legal actions, next to
-the engine's decisions per second and the table's, measured in the same run.
+the engine's decisions per second, the table's, and the floor of any PettingZoo AEC
+environment, all measured in the same run.
 
 Run by hand: ``uv run python bench/env.py [--seconds S] [--repeats N]``. Results are
 recorded in ``bench/RESULTS.md`` under ``## env``. Time is this process's CPU time, and
-each repeat runs the three loops one after the other, so that a machine busy with other
-work shifts all three alike; the ratios are taken within each repeat. Three loops, each
+each repeat runs the four loops one after the other, so that a machine busy with other
+work shifts them alike; the ratios are taken within each repeat. Four loops, each
 choosing uniformly at random among the legal options:
 
 - engine: ``GameState`` alone (``legal_actions`` and ``advance``), every decision
   counted, forced ones included (as ``bench/engine.py``);
 - table: four in-process random bots at the ``Table`` (``selfplay.play_game``, what
   ``pitch simulate`` runs), counting the decisions the bots are asked;
-- env: ``PitchEnv`` with four agents, ``last()`` then ``step()`` (the observation, the
-  mask, a random legal id from the mask), counting steps (dead steps at the end excluded).
+- floor: ``MinimalAEC``, a PettingZoo AEC environment with the same spaces and a game
+  that costs nothing, so only what every AEC environment pays per step: the iterator,
+  ``last()``, the bookkeeping dictionaries, a fresh observation and mask;
+- env: ``PitchEnv`` with four agents.
+
+The floor and the env run the same loop: ``last()`` then ``step()`` with a random legal
+id from the mask (``np.flatnonzero``), counting steps (dead steps at the end excluded).
 """
 
 from __future__ import annotations
@@ -21,13 +27,16 @@ import argparse
 import random
 import time
 from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
 
 from pitch_sdk.actions import Action
 from pitch_sdk.bot import Bot
 from pitch_sdk.deck import deck_for
-from pitch_sdk.env import PitchEnv
+from pitch_sdk.env import ACTION_COUNT, OBSERVATION_SIZE, PitchEnv
 from pitch_sdk.rules import CHANCE, GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.views import PlayerView
@@ -73,10 +82,83 @@ def table_decisions(seconds: float, seed: int) -> tuple[int, float]:
     return _CountingRandomBot.asked, time.process_time() - start
 
 
-def env_steps(seconds: float, seed: int) -> tuple[int, float]:
-    """Random games in the environment, four agents: (steps, elapsed)."""
+class MinimalAEC(AECEnv):
+    """The floor: a PettingZoo AEC environment that does nothing but what the API asks.
+
+    Four agents in turn, the spaces of ``PitchEnv`` (an observation of
+    ``OBSERVATION_SIZE`` floats and a mask of ``ACTION_COUNT`` ids), a game whose rule is
+    a counter: 2 to 6 legal ids a turn, ``GAME_STEPS`` steps, then +1 for seats 0 and 2
+    and -1 for the others. Each observation is a fresh pair of arrays, as an environment
+    must give (a caller may keep them); nothing else is computed. It passes PettingZoo's
+    ``api_test`` (``sdk/tests/test_env.py``), so it is an environment, not a stub.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "minimal_v0",
+        "render_modes": [],
+        "is_parallelizable": False,
+    }
+    GAME_STEPS = 1500
+    """About a random game of ``PitchEnv``'s steps, so resets weigh the same."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.possible_agents = [f"seat_{seat}" for seat in range(4)]
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, (OBSERVATION_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(ACTION_COUNT)
+        self._turn = 0
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.agents[0]
+        self._turn = 0
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+        if agent == self.agent_selection and not self.terminations[agent]:
+            first = self._turn % 7
+            mask[first : first + 2 + self._turn % 5] = 1
+        return {"observation": observation, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._turn += 1
+        if self._turn == self.GAME_STEPS:
+            self._finish()
+        self.agent_selection = self.possible_agents[self._turn & 3]
+
+    def _finish(self) -> None:
+        for agent in self.agents:
+            self.terminations[agent] = True
+            self.rewards[agent] = 1.0 if agent in ("seat_0", "seat_2") else -1.0
+        self._accumulate_rewards()
+
+
+def aec_steps(make: Callable[[], AECEnv], seconds: float, seed: int) -> tuple[int, float]:
+    """Random games in an AEC environment, the caller's loop: (steps, elapsed)."""
     rng = random.Random(seed)
-    env = PitchEnv()
+    env = make()
     steps, game = 0, 0
     start = time.process_time()
     while time.process_time() - start < seconds:
@@ -93,11 +175,57 @@ def env_steps(seconds: float, seed: int) -> tuple[int, float]:
     return steps, time.process_time() - start
 
 
+def floor_steps(seconds: float, seed: int) -> tuple[int, float]:
+    """The floor: ``MinimalAEC``'s steps."""
+    return aec_steps(MinimalAEC, seconds, seed)
+
+
+def env_steps(seconds: float, seed: int) -> tuple[int, float]:
+    """``PitchEnv``'s steps, four agents."""
+    return aec_steps(PitchEnv, seconds, seed)
+
+
+def decisions_per_step(games: int, seed: int) -> float:
+    """Engine decisions (forced ones included) per ``PitchEnv`` step, random ids: the
+    engine work a step cannot avoid, whatever the wrapper."""
+    rng = random.Random(seed)
+    env = PitchEnv()
+    steps = decisions = 0
+    for game in range(games):
+        env.reset(seed=seed * 1_000_003 + game)
+        for _agent in env.agent_iter():
+            observation, _reward, terminated, _truncated, _info = env.last()
+            if terminated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(observation["action_mask"])
+            env.step(int(legal[int(rng.random() * len(legal))]))
+            steps += 1
+        decisions += sum(len(hand["decisions"]) for hand in env.record()["hands"])
+    return decisions / steps
+
+
 LOOPS: dict[str, Callable[[float, int], tuple[int, float]]] = {
     "engine": engine_decisions,
     "table": table_decisions,
+    "floor": floor_steps,
     "env": env_steps,
 }
+RATIOS = (("env", "engine"), ("env", "table"), ("env", "floor"), ("floor", "engine"))
+"""(a, b): the cost of a step or decision of loop a, in decisions or steps of loop b."""
+
+
+def measure(seconds: float, seeds: range) -> tuple[dict[str, list[float]], dict[tuple, list]]:
+    """Each loop's rate in each repeat, and each of ``RATIOS`` within each repeat."""
+    rates: dict[str, list[float]] = {name: [] for name in LOOPS}
+    ratios: dict[tuple, list[float]] = {pair: [] for pair in RATIOS}
+    for seed in seeds:
+        for name, loop in LOOPS.items():
+            count, elapsed = loop(seconds, seed)
+            rates[name].append(count / elapsed)
+        for slow, fast in RATIOS:
+            ratios[slow, fast].append(rates[fast][-1] / rates[slow][-1])
+    return rates, ratios
 
 
 def main() -> None:
@@ -106,27 +234,26 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="the medians are shown")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    rates: dict[str, list[float]] = {name: [] for name in LOOPS}
-    ratios: dict[str, list[float]] = {"engine": [], "table": []}
-    for seed in range(args.seed, args.seed + args.repeats):
-        rate = {}
-        for name, loop in LOOPS.items():
-            count, elapsed = loop(args.seconds, seed)
-            rate[name] = count / elapsed
-            rates[name].append(rate[name])
-        for name in ratios:
-            ratios[name].append(rate[name] / rate["env"])
-    engine, table, env = (median(rates[name]) for name in LOOPS)
-    print(f"engine: {engine:9,.0f} decisions/s  ({1e6 / engine:6.1f} us each)")
-    print(f"table : {table:9,.0f} decisions/s  ({1e6 / table:6.1f} us each)")
-    print(f"env   : {env:9,.0f} steps/s      ({1e6 / env:6.1f} us each)")
+    rates, ratios = measure(args.seconds, range(args.seed, args.seed + args.repeats))
+    units = {"engine": "decisions/s", "table": "decisions/s", "floor": "steps/s", "env": "steps/s"}
+    for name, unit in units.items():
+        rate = median(rates[name])
+        print(f"{name:6}: {rate:9,.0f} {unit:12} ({1e6 / rate:6.1f} us each)")
+    print("ratios within each repeat (median, then each repeat):")
+    for slow, fast in RATIOS:
+        each = " ".join(f"{ratio:.2f}" for ratio in ratios[slow, fast])
+        print(f"  {slow} / {fast}: {median(ratios[slow, fast]):5.2f}x  ({each})")
+    per_step = decisions_per_step(20, args.seed)
+    bound = per_step + median(ratios["floor", "engine"])
     print(
-        f"an env step costs {median(ratios['engine']):.1f}x an engine decision and "
-        f"{median(ratios['table']):.2f}x a table decision (medians of the repeats' ratios)"
+        f"a step plays {per_step:.2f} engine decisions (forced ones included): no AEC "
+        f"environment on this engine can cost under {bound:.2f}x an engine decision "
+        "(those decisions plus the floor)"
     )
 
 
 def median(values: Sequence[float]) -> float:
+    """The middle value (the upper one of an even count)."""
     return sorted(values)[len(values) // 2]
 
 

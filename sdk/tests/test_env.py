@@ -339,6 +339,17 @@ def test_docs_list_every_observation_field_at_its_positions() -> None:
     assert listed == expected
 
 
+def test_the_benchmarks_floor_is_a_pettingzoo_environment_that_passes_the_api_test() -> None:
+    path = Path(__file__).parents[2] / "bench" / "env.py"
+    spec = importlib.util.spec_from_file_location("bench_env", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "observation is all zeros", no render()
+        api_test(module.MinimalAEC(), num_cycles=2000)  # past GAME_STEPS: the end too
+
+
 def test_the_sdk_imports_without_the_env_extra() -> None:
     code = (
         "import sys, pitch_sdk.selfplay, pitch_sdk.run, pitch_sdk.record, pitch_sdk.walk, "
