@@ -1,4 +1,5 @@
-"""``pitch match``: play two bots against each other and say honestly which is better."""
+"""``pitch match``: play two bots against each other and say honestly which is better;
+or four, each partnering every other one (the mixed-partnership format)."""
 
 from __future__ import annotations
 
@@ -22,12 +23,16 @@ from pitch_referee.match import (
     MatchSettings,
     MatchStatus,
     MatchSummary,
+    MixedSummary,
     NoSandboxError,
     SettingError,
     WorkerError,
     default_games,
+    is_mixed,
     resume_match,
+    resume_mixed,
     run_match,
+    run_mixed,
 )
 from pitch_referee.sandbox import SandboxLimits
 from pitch_referee.workers import usable_cores
@@ -45,6 +50,15 @@ def match(
         typer.Argument(help="Bot A: a bot folder, or the name of a bot given to --attach."),
     ] = None,
     bot_b: Annotated[str | None, typer.Argument(help="Bot B, the same way.")] = None,
+    bot_c: Annotated[
+        str | None,
+        typer.Argument(
+            help="Bots C and D: four bots play the mixed-partnership format, each "
+            "partnering every other one, rated with a team model.",
+            show_default=False,
+        ),
+    ] = None,
+    bot_d: Annotated[str | None, typer.Argument(show_default=False)] = None,
     games: Annotated[
         int | None,
         typer.Option(
@@ -135,13 +149,29 @@ def match(
     ] = False,
     cluster: ClusterOption = None,
 ) -> None:
-    """Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT."""
+    """Play a match between two bots (duplicate deals, Elo with a 95% interval, SPRT), or
+    between four in every partnership."""
     if cluster and attach:
         raise PitchError("--attach: bots started by hand cannot play on a cluster")
     with match_workers(cluster) as workers:
         if cluster:
             console.print(f"playing on the cluster at {cluster}", highlight=False)
         stop = not keep_going
+        if resume is not None and is_mixed(resume):
+            _print_mixed(
+                _playing(
+                    resume,
+                    lambda progress: resume_mixed(
+                        resume,
+                        progress,
+                        _announce,
+                        on_match=_announce_match,
+                        stop_if_unplayable=stop,
+                        workers=workers,
+                    ),
+                )
+            )
+            return
         if resume is not None:
             summary = _playing(
                 resume,
@@ -151,12 +181,19 @@ def match(
             )
             _print_result(summary)
             return
-        if bot_a is None or bot_b is None:
-            raise PitchError("give two bots (folders, or names with --attach), or --resume FOLDER")
+        arguments = [bot for bot in (bot_a, bot_b, bot_c, bot_d) if bot is not None]
+        if len(arguments) not in (2, 4):
+            raise PitchError(
+                "give two bots (folders, or names with --attach), four for the "
+                "mixed-partnership format, or --resume FOLDER"
+            )
         for name in attach:
-            if name not in (bot_a, bot_b):
-                raise PitchError(f"--attach {name}: not one of the two bots ({bot_a}, {bot_b})")
-        a, b = _entrant(bot_a, attach), _entrant(bot_b, attach)
+            if name not in arguments:
+                raise PitchError(f"--attach {name}: not one of the bots ({', '.join(arguments)})")
+        if len(arguments) == 4 and sprt:
+            raise PitchError("--sprt compares two bots: play two, not four")
+        entrants = [_entrant(argument, attach) for argument in arguments]
+        a, b = entrants[0], entrants[1]
         settings = _settings(
             games=_games(games, sprt, duplicate),
             seed=seed,
@@ -174,9 +211,31 @@ def match(
             attach_timeout_s=attach_timeout,
             compress_records=compress,
         )
-        root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{a.name}-vs-{b.name}"
-        if MatchFolder(root).exists():
+        names = [entrant.name for entrant in entrants]
+        title = f"{a.name}-vs-{b.name}" if len(entrants) == 2 else "-".join(["mixed", *names])
+        root = out or Path("matches") / f"{time.strftime('%Y%m%d-%H%M%S')}-{title}"
+        if MatchFolder(root).exists() or is_mixed(root):
             raise PitchError(f"{root} already holds a match: resume it with --resume {root}")
+        if len(entrants) == 4:
+            console.print(f"mixed partnerships of {', '.join(names)} -> {root}", highlight=False)
+            console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
+            _print_mixed(
+                _playing(
+                    root,
+                    lambda progress: run_mixed(
+                        entrants,
+                        settings,
+                        root,
+                        progress,
+                        _announce,
+                        on_match=_announce_match,
+                        stop_if_unplayable=stop,
+                        workers=workers,
+                    ),
+                    attached=any(entrant.by_hand for entrant in entrants),
+                )
+            )
+            return
         console.print(f"match {a.name} vs {b.name} -> {root}")
         console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
         if sprt:
@@ -234,6 +293,11 @@ def _announce(text: str) -> None:
     console.print(text, markup=False, highlight=False)
 
 
+def _announce_match(folder: str) -> None:
+    """Which team match of a mixed-partnership match plays now."""
+    console.print(f"team match {folder.replace('-vs-', ' vs ')}", markup=False, highlight=False)
+
+
 def _entrant(argument: str, attach: list[str]) -> Entrant:
     try:
         return Entrant.from_argument(argument, by_hand=attach)
@@ -243,7 +307,7 @@ def _entrant(argument: str, attach: list[str]) -> Entrant:
         ) from None
 
 
-def _playing(root: Path, play: Any, attached: bool = False) -> MatchSummary:
+def _playing(root: Path, play: Any, attached: bool = False) -> Any:
     """Play with a progress bar; errors of the match become one line saying what to do."""
     try:
         return _with_progress(play)
@@ -293,7 +357,7 @@ class PlainProgress:
         )
 
 
-def _with_progress(play: Any) -> MatchSummary:
+def _with_progress(play: Any) -> Any:
     if not console.is_terminal:
         return play(PlainProgress())
     columns = (
@@ -335,21 +399,24 @@ def _elo(value: float | None) -> str:
     return f"{value:+.1f}"
 
 
-def _print_result(summary: MatchSummary) -> None:
+def _print_result(summary: MatchSummary, cannot_play_stops: bool = True) -> None:
     a, b, stats, root = summary.a, summary.b, summary.stats, summary.folder
+    a_team, b_team = summary.team_name("a"), summary.team_name("b")
+    versions = f" {a.version}" if summary.a_partner is None else ""
+    b_version = f" {b.version}" if summary.b_partner is None else ""
     console.print(
-        f"[bold]{a.name}[/] {a.version} vs [bold]{b.name}[/] {b.version}: "
+        f"[bold]{a_team}[/]{versions} vs [bold]{b_team}[/]{b_version}: "
         f"{summary.games_played} of {summary.games_planned} games ({summary.status})"
     )
     console.print(
-        f"  {a.name}: {summary.wins} won, {summary.losses} lost, {summary.draws} drawn; "
+        f"  {a_team}: {summary.wins} won, {summary.losses} lost, {summary.draws} drawn; "
         f"points {summary.points[0]} to {summary.points[1]}; faults {summary.faults}"
     )
     if summary.cpu:
         cpu = summary.cpu
         console.print(
-            f"  CPU (measured by the sandbox): {a.name} {cpu.a_s:.2f} s, "
-            f"{b.name} {cpu.b_s:.2f} s, over {cpu.games} games"
+            f"  CPU (measured by the sandbox): {a_team} {cpu.a_s:.2f} s, "
+            f"{b_team} {cpu.b_s:.2f} s, over {cpu.games} games"
         )
     if stats.elo_interval:
         low, high = stats.elo_interval
@@ -380,17 +447,45 @@ def _print_result(summary: MatchSummary) -> None:
     )
     for side in "ab":
         _print_faults(summary, side)
-    if summary.cannot_play:
-        names = " and ".join(summary.bot(side).name for side in summary.cannot_play)
-        raise PitchError(
-            f"{names} cannot play: every game so far ended in a start or crash fault "
-            f"(see above); fix it and start again, or --keep-going to play the match anyway "
-            f"(pitch match --resume {root} --keep-going)"
-        )
+    if summary.cannot_play and cannot_play_stops:
+        raise _cannot_play(summary, root)
+
+
+def _cannot_play(summary: MatchSummary, root: Path) -> PitchError:
+    """The error of a match stopped because a side cannot play: what to do about it."""
+    names = " and ".join(summary.team_name(side) for side in summary.cannot_play)
+    return PitchError(
+        f"{names} cannot play: every game so far ended in a start or crash fault "
+        f"(see above); fix it and start again, or --keep-going to play the match anyway "
+        f"(pitch match --resume {root} --keep-going)"
+    )
 
 
 LOG_LINES = 6
 """How much of a bot's log to show with its faults: the end of a traceback."""
+
+
+def _print_mixed(summary: MixedSummary) -> None:
+    """Each team match, then each bot's results and team-model rating, best first."""
+    for match in summary.matches:
+        _print_result(match, cannot_play_stops=False)
+    console.print(
+        f"[bold]mixed partnerships[/]: {summary.games_played} games ({summary.status}); "
+        "team-model rating with its 95% interval (mu +- 2 sigma):"
+    )
+    width = max(len(result.name) for result in summary.results)
+    for result in summary.results:
+        rating = result.rating
+        console.print(
+            f"  {result.name:<{width}}  {rating.mu:7.1f} [{rating.lower:7.1f}, {rating.upper:7.1f}]"
+            f"  {result.wins} won, {result.losses} lost, {result.draws} drawn of {result.games}",
+            highlight=False,
+            markup=False,
+        )
+    console.print(f"  resume or replay from: {summary.folder}", highlight=False)
+    for match in summary.matches:
+        if match.cannot_play:
+            raise _cannot_play(match, summary.folder)
 
 
 def _print_faults(summary: MatchSummary, side: str) -> None:
@@ -398,9 +493,9 @@ def _print_faults(summary: MatchSummary, side: str) -> None:
     tallies = summary.faults_of(side)
     if not tallies:
         return
-    bot = summary.bot(side)
     counts = ", ".join(f"{tally.kind} x{tally.count}" for tally in tallies)
-    console.print(f"  faults of {bot.name} ({side.upper()}): {counts}", highlight=False)
+    team = summary.team_name(side)
+    console.print(f"  faults of {team} ({side.upper()}): {counts}", highlight=False)
     for tally in tallies:
         console.print(
             f"    {tally.kind}, first in {tally.first_game}: {tally.first_detail}",

@@ -17,11 +17,22 @@ work out the deals: a match given no seed draws a fresh one, kept in ``match.jso
 
 The modules, one job each: ``settings`` (who and how), ``schedule`` (the games),
 ``folder`` (the folder's layout), ``outcomes`` (each game's outcome, and their log),
-``summary`` (what the outcomes say), ``pool`` (the workers) and ``running`` (a match
-from start or resume to its summary).
+``summary`` (what the outcomes say), ``pool`` (the workers), ``running`` (a match
+from start or resume to its summary) and ``mixed`` (four bots in every partnership:
+three team matches on the same deals, rated with a team model).
 """
 
 from .folder import MATCH_FORMAT, MATCH_VERSION, MatchFolder
+from .mixed import (
+    PARTNERSHIPS,
+    BotResult,
+    MixedSummary,
+    is_mixed,
+    mixed_summary,
+    partnership_folder,
+    resume_mixed,
+    run_mixed,
+)
 from .outcomes import GameOutcome
 from .pool import Job, WorkerError, Workers, play_pairs_at, run_workers
 from .running import MatchInterrupted, ProgressCallback, resume_match, run_match
@@ -50,6 +61,8 @@ __all__ = [
     "DEFAULT_GAMES",
     "MATCH_FORMAT",
     "MATCH_VERSION",
+    "PARTNERSHIPS",
+    "BotResult",
     "Entrant",
     "FaultTally",
     "GameEntry",
@@ -64,15 +77,21 @@ __all__ = [
     "MatchStats",
     "MatchStatus",
     "MatchSummary",
+    "MixedSummary",
     "NoSandboxError",
     "ProgressCallback",
     "SettingError",
     "WorkerError",
     "Workers",
     "default_games",
+    "is_mixed",
+    "mixed_summary",
+    "partnership_folder",
     "play_pairs_at",
     "resume_match",
+    "resume_mixed",
     "run_match",
+    "run_mixed",
     "run_workers",
     "schedule",
     "summarize",
