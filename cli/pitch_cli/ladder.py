@@ -181,6 +181,14 @@ def run(
         bool, typer.Option(help="If another run holds the ladder, wait instead of refusing.")
     ] = False,
     trust_bots: TrustOption = False,
+    partnerships: Annotated[
+        bool,
+        typer.Option(
+            "--partnerships",
+            help="Each round also plays the mixed-partnership format: groups of four bots, "
+            "each partnering every other one, rated by the team model (at least four bots).",
+        ),
+    ] = False,
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
     cluster: ClusterOption = None,
@@ -208,6 +216,7 @@ def run(
                 progress=progress,
                 wait=wait,
                 trust_bots=trust_bots,
+                partnerships=partnerships,
                 on_wait=lambda pid: console.print(
                     f"waiting for the run in progress (pid {pid or '?'}) to finish"
                 ),
@@ -326,16 +335,25 @@ def standings_table(lines: list[Standing]) -> RenderableType:
 
     groups = sorted({line.group for line in lines if line.group is not None})
     split = len(groups) > 1
+    teams = any(line.team is not None for line in lines)
     table = Table(
         box=box.SIMPLE_HEAD,
         caption=(
             "ML: Bradley-Terry fit of all games at once (their order does not matter), with "
             "its 95% interval; the ranking (equal ratings share a rank, listed by name). "
             f"Elo: sequential, from {INITIAL_RATING:.0f}, K={K_FACTOR:.0f}, games in order "
-            f"({GAME_ORDER})."
+            f"({GAME_ORDER}). Both from same-bot teams."
+            + (
+                " Team: the team model's rating from mixed partnerships (mu, 95% interval"
+                " mu +- 2 sigma, games)."
+                if teams
+                else ""
+            )
         ),
     )
     headings = ("#", "bot", "version", "ML (95%)", "Elo", "games", "W-L-D", "score")
+    if teams:
+        headings += ("team (95%)",)
     for heading in ("group", *headings) if split else headings:
         table.add_column(heading, justify="left" if heading in ("bot", "version") else "right")
     previous = lines[0].group if lines else None
@@ -359,6 +377,11 @@ def standings_table(lines: list[Standing]) -> RenderableType:
             f"{line.wins}-{line.losses}-{line.draws}",
             score,
         ]
+        if teams:
+            team = line.team
+            cells.append(
+                f"{team.mu:.0f} [{team.lower:.0f}, {team.upper:.0f}] {team.games}g" if team else "-"
+            )
         if split:
             cells.insert(0, "-" if line.group is None else str(line.group))
         table.add_row(*cells)
@@ -432,11 +455,12 @@ def games_table(infos: list[GameInfo]) -> Table:
         winner = info.winner
         first = info.side(winner or info.a)
         verb = "drew with" if winner is None else "beat"
+        team = info.team("a" if first.bot == info.a else "b")
         table.add_row(
             str(info.id),
             str(info.round),
             info.game_id,
-            f"{first.bot} {verb} {first.opponent}",
+            f"{team} {verb} {first.opponent}",
             f"{first.points} to {first.opponent_points}",
             info.termination,
         )

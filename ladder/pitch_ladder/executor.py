@@ -39,11 +39,14 @@ def play_match(
     settings: dict[str, Any],
     root: str,
     *,
+    partners: tuple[str | None, str | None] = (None, None),
     workers: Workers = run_workers,
 ) -> list[str]:
     """Play (or finish) one match into ``root`` and return the ids of its finished games.
 
-    ``workers`` play its deal pairs: worker processes of this machine, or a cluster's.
+    ``partners``: the folders of the bots partnering A and B in a team match (``None``:
+    the bot itself). ``workers`` play its deal pairs: worker processes of this machine,
+    or a cluster's.
 
     A folder that already holds the match is resumed: games with a record on disk are
     not played again, which is what makes a killed ladder run resumable. Who plays with
@@ -58,7 +61,8 @@ def play_match(
     try:
         a, b = load_manifest(a_folder), load_manifest(b_folder)
         header = (Entrant(a.name, a), Entrant(b.name, b), MatchSettings.from_json(settings))
-        MatchFolder(folder).write_header(*header)
+        team = tuple(None if path is None else Entrant.from_folder(path) for path in partners)
+        MatchFolder(folder).write_header(*header, team)  # type: ignore[arg-type]
         summary = resume_match(folder, announce=_quiet, workers=workers)
     except (BotError, MatchError, OSError) as error:
         raise RuntimeError(f"{folder.name}: {error}") from None

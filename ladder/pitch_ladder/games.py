@@ -49,6 +49,7 @@ class GameSide:
 
     bot: str
     opponent: str
+    """The opposing team: a bot, or ``alpha+beta`` in a team match."""
     score: float
     """1 win, 0.5 draw, 0 loss, for ``bot``."""
     points: int
@@ -85,6 +86,14 @@ class GameInfo:
     a_version: str = ""
     """A's version (``version_label``)."""
     b_version: str = ""
+    a_partner: str | None = None
+    """Who partnered A in a team match (the mixed-partnership format); ``None``: A itself."""
+    b_partner: str | None = None
+
+    def team(self, side: str) -> str:
+        """``alpha``, or ``alpha+beta`` for a team of two bots."""
+        bot, partner = (self.a, self.a_partner) if side == "a" else (self.b, self.b_partner)
+        return bot if partner is None else f"{bot}+{partner}"
 
     @property
     def winner(self) -> str | None:
@@ -98,9 +107,9 @@ class GameInfo:
             ValueError: ``bot`` did not play this game.
         """
         if bot == self.a:
-            return GameSide(bot, self.b, self.a_score, self.a_points, self.b_points)
+            return GameSide(bot, self.team("b"), self.a_score, self.a_points, self.b_points)
         if bot == self.b:
-            return GameSide(bot, self.a, 1.0 - self.a_score, self.b_points, self.a_points)
+            return GameSide(bot, self.team("a"), 1.0 - self.a_score, self.b_points, self.a_points)
         raise ValueError(f"{bot!r} did not play game {self.id} ({self.a} against {self.b})")
 
 
@@ -126,6 +135,8 @@ class _GameRow(NamedTuple):
     record_path: str
     match_id: int
     faults: int
+    a_partner: int | None
+    b_partner: int | None
 
 
 _GAME_COLUMNS = (
@@ -141,6 +152,8 @@ _GAME_COLUMNS = (
     Game.record_path,
     Game.match_id,
     Game.faults,
+    Game.a_partner_version_id,
+    Game.b_partner_version_id,
 )
 
 
@@ -204,7 +217,13 @@ def stored_game(session: Session, folder: Path, number: int) -> StoredGame | Non
 def _game_infos(session: Session, folder: Path, rows: list[_GameRow]) -> list[GameInfo]:
     """The rows with their bots' names (read for the versions of these rows only)."""
     names = version_names(
-        session, (version for row in rows for version in (row.a_version, row.b_version))
+        session,
+        (
+            version
+            for row in rows
+            for version in (row.a_version, row.b_version, row.a_partner, row.b_partner)
+            if version is not None
+        ),
     )
     return [
         GameInfo(
@@ -222,6 +241,8 @@ def _game_infos(session: Session, folder: Path, rows: list[_GameRow]) -> list[Ga
             faults=row.faults,
             a_version=names[row.a_version].label,
             b_version=names[row.b_version].label,
+            a_partner=None if row.a_partner is None else names[row.a_partner].bot,
+            b_partner=None if row.b_partner is None else names[row.b_partner].bot,
         )
         for row in rows
     ]

@@ -410,6 +410,7 @@ class Ladder:
         wait: bool = False,
         trust_bots: bool = False,
         on_wait: Callable[[int | None], None] = lambda _pid: None,
+        partnerships: bool = False,
     ) -> RunReport:
         """Finish the matches an interrupted run left, then play new round-robin rounds.
 
@@ -425,9 +426,12 @@ class Ladder:
                 remote executor its number of workers.
             wait: wait for another run on this ladder to end instead of refusing.
             trust_bots: run the bots without the sandbox where the machine has none.
+            partnerships: each new round also plays the mixed-partnership format's team
+                matches (``schedule.partnership_round``), rated by the team model.
 
         Raises:
-            LadderError: another run holds the ladder, fewer than two active bots, some
+            LadderError: another run holds the ladder, fewer than two active bots (four
+                with ``partnerships``), some
                 matches could not be played or records were refused, or the database
                 file was deleted meanwhile.
             ValueError: a bad rule or game count.
@@ -441,7 +445,9 @@ class Ladder:
             self.check_database()
             unfinished = pending_rounds(self.engine)
             if rounds > unfinished:
-                schedule_rounds(self.engine, rounds - unfinished, games_per_match, rules or {})
+                schedule_rounds(
+                    self.engine, rounds - unfinished, games_per_match, rules or {}, partnerships
+                )
             pools = partial(local_pool, affinity=affinity) if executor is None else _reuse(executor)
             size = workers or len(usable_cores())
             report = play_pending(

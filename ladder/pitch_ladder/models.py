@@ -1,8 +1,9 @@
 """The ladder's tables: authors and their tokens, bots, their versions, matches, games,
 ratings, and whose it is.
 
-The games are the ladder's facts; ``rating_history``, ``version_rating``, ``pair_total``
-and the cached fit (``fit_rating``, ``fit_state``) are derived from them and kept up to
+The games are the ladder's facts; ``rating_history``, ``version_rating``, ``pair_total``,
+the cached fit (``fit_rating``, ``fit_state``) and team ratings (``team_rating``,
+``team_fit_state``) are derived from them and kept up to
 date as games are stored (``pitch_ladder.standings``), so that no read needs every game.
 
 Each table has a fields-only data model (``...Base``) that validates input; rows are built
@@ -126,6 +127,10 @@ class MatchBase(SQLModel):
     round: int = Field(index=True)
     a_version_id: int = Field(foreign_key="bot_version.id", index=True)
     b_version_id: int = Field(foreign_key="bot_version.id", index=True)
+    a_partner_version_id: int | None = Field(default=None, foreign_key="bot_version.id")
+    """Who partners version A in its team (the mixed-partnership format); ``None``: A
+    itself, as in every round-robin match."""
+    b_partner_version_id: int | None = Field(default=None, foreign_key="bot_version.id")
     seed: int = Field(sa_type=_SEED)
     """Derived from the ladder's deal secret, the round and the two bot names: the same
     schedule gives the same deals, and nobody without the secret can work them out."""
@@ -133,7 +138,8 @@ class MatchBase(SQLModel):
     settings: dict[str, Any] = Field(sa_type=JSON)
     """``pitch_referee.match.MatchSettings`` as a dict."""
     folder: str
-    """The match folder, relative to the ladder folder: ``matches/<round>-<a>-vs-<b>``."""
+    """The match folder, relative to the ladder folder: ``matches/<round>-<a>-vs-<b>``
+    (``<a>+<partner>-vs-<b>+<partner>`` for a team match): one per match."""
     status: str = "pending"
     """``pending`` (scheduled or interrupted), ``finished`` or ``cancelled`` (a bot retired)."""
     created_at: datetime = _timestamp(default_factory=now)
@@ -142,7 +148,7 @@ class MatchBase(SQLModel):
 
 class Match(MatchBase, table=True):
     __table_args__ = (
-        UniqueConstraint("round", "a_version_id", "b_version_id"),
+        UniqueConstraint("folder"),
         Index("ix_match_status_round_id", "status", "round", "id"),  # pending, in play order
     )
     id: int | None = Field(default=None, primary_key=True)
@@ -156,6 +162,10 @@ class GameBase(SQLModel):
     a_version_id: int = Field(foreign_key="bot_version.id")
     """The match's version A."""
     b_version_id: int = Field(foreign_key="bot_version.id")
+    a_partner_version_id: int | None = Field(default=None, foreign_key="bot_version.id")
+    """The match's partners (``None``: a same-bot team). Elo and the Bradley-Terry fit
+    rate same-bot teams only; the team model rates the games with a partner."""
+    b_partner_version_id: int | None = Field(default=None, foreign_key="bot_version.id")
     game_id: str = Field(max_length=64)
     """The game's id within its match, e.g. ``pair-00003-b``."""
     a_team: int
@@ -184,6 +194,13 @@ class Game(GameBase, table=True):
             "id",
             sqlite_where=text("faults > 0"),
             postgresql_where=text("faults > 0"),
+        ),
+        Index(  # the team model's games, in order (the mixed-partnership format's)
+            "ix_game_partnered_round_match_id",
+            "round",
+            "match_id",
+            sqlite_where=text("a_partner_version_id IS NOT NULL"),
+            postgresql_where=text("a_partner_version_id IS NOT NULL"),
         ),
     )
     id: int | None = Field(default=None, primary_key=True)
@@ -275,6 +292,40 @@ class FitState(FitStateBase, table=True):
     """One row (id 1): which games ``fit_rating`` holds the fit of."""
 
     __tablename__ = "fit_state"
+    id: int | None = Field(default=None, primary_key=True)
+
+
+class TeamRatingRowBase(SQLModel):
+    version_id: int = Field(foreign_key="bot_version.id", primary_key=True)
+    mu: float
+    """The team model's rating, in Elo points (``pitch_referee.team_ratings``)."""
+    sigma: float
+    games: int
+
+
+class TeamRatingRow(TeamRatingRowBase, table=True):
+    """The team model's rating of each version that played with a partner: valid while
+    ``team_fit_state`` names the newest game."""
+
+    __tablename__ = "team_rating"
+
+
+class TeamFitStateBase(SQLModel):
+    through_game_id: int | None = None
+    """The newest ``game.id`` when the team ratings were computed."""
+    rated_games: int = 0
+    """How many team games they rate: with the last one's place in the Elo order (round,
+    match, game id), what tells whether later games only came after it."""
+    last_round: int = 0
+    last_match_id: int = 0
+    last_game: str = Field(default="", max_length=64)
+    fitted_at: datetime = _timestamp(default_factory=now)
+
+
+class TeamFitState(TeamFitStateBase, table=True):
+    """One row (id 1): which games ``team_rating`` holds the ratings of."""
+
+    __tablename__ = "team_fit_state"
     id: int | None = Field(default=None, primary_key=True)
 
 

@@ -50,7 +50,17 @@ from .errors import LadderError
 from .executor import play_match
 from .models import Bot, BotVersion, Game, GameRecord, Match, now
 from .ownership import deal_secret
-from .schedule import match_folder, match_seeds, match_settings, planned_games, round_robin
+from .schedule import (
+    Pair,
+    TeamLineup,
+    lineup_folder,
+    lineup_seed,
+    match_seeds,
+    match_settings,
+    partnership_round,
+    planned_games,
+    round_robin,
+)
 from .standings import latest_versions, rerate
 from .verify import refusal
 
@@ -99,20 +109,35 @@ Pools = Callable[[int], AbstractContextManager[Executor]]
 
 
 def schedule_rounds(
-    engine: Engine, rounds: int, games_per_match: int, rules: dict[str, Any]
+    engine: Engine,
+    rounds: int,
+    games_per_match: int,
+    rules: dict[str, Any],
+    partnerships: bool = False,
 ) -> None:
     """Create the matches of ``rounds`` new rounds between the active bots' latest versions.
 
     One transaction, the rows handed to the database driver in bulk (``COPY`` on
-    PostgreSQL), in round-robin order: the ids follow it, and Elo replays in it.
+    PostgreSQL), in round-robin order: the ids follow it, and Elo replays in it. With
+    ``partnerships``, each round also has the team matches of the mixed-partnership
+    format (``schedule.partnership_round``), after its round robin.
 
     Raises:
-        LadderError: fewer than two active bots.
+        LadderError: fewer than two active bots, or fewer than four with ``partnerships``.
         ValueError: a bad rule or game count.
     """
     with Session(engine) as session:
         latest = _active_latest(session)
-        _write_rounds(session, latest, [round_robin(list(latest))] * rounds, games_per_match, rules)
+        names = list(latest)
+        lineups: list[Lineup] = [*round_robin(names)]
+        if partnerships:
+            if len(names) < 4:
+                raise LadderError(
+                    f"the mixed-partnership format needs four active bots, the ladder has "
+                    f"{len(names)}: submit more, or run without --partnerships"
+                )
+            lineups += partnership_round(names)
+        _write_rounds(session, latest, [lineups] * rounds, games_per_match, rules)
         session.commit()
 
 
@@ -150,39 +175,54 @@ def _active_latest(session: Session) -> dict[str, int]:
     return latest  # type: ignore[return-value]
 
 
+Lineup = Pair | TeamLineup
+
+
 def _write_rounds(
     session: Session,
     latest: dict[str, int],
-    rounds: list[list[tuple[str, str]]],
+    rounds: list[list[Lineup]],
     games_per_match: int,
     rules: dict[str, Any],
 ) -> int:
-    """Write ``rounds`` (each a list of pairs) as the next rounds; the first one's number.
+    """Write ``rounds`` (each a list of pairs and team lineups) as the next rounds; the
+    first one's number.
 
     Every match has the same settings but for its seed, so they are made and checked once
     (``match_settings``) and written as JSON once, each match's seed put in the text.
     """
     first = (session.exec(select(func.max(Match.round))).one() or 0) + 1
     secret = deal_secret(session)
-    template = match_settings(secret, first, *rounds[0][0], games_per_match, rules)
+    template = match_settings(secret, first, "a", "b", games_per_match, rules)
     planned, seed_of = planned_games(template), match_seeds(secret)
     text, mark = json.dumps({**template, "seed": _SEED}), json.dumps(_SEED)
-    rows = (
-        (
-            number,
-            latest[a],
-            latest[b],
-            seed,
-            planned,
-            text.replace(mark, str(seed)),  # json.dumps of match_settings(..., a, b, ...)
-            match_folder(number, a, b),
-        )
-        for number, pairs in enumerate(rounds, start=first)
-        for a, b in pairs
-        for seed in (seed_of(number, a, b),)
-    )
-    _insert_matches(session.connection(), rows, now())
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        for number, lineups in enumerate(rounds, start=first):
+            for lineup in lineups:
+                a, a_partner, b, b_partner = _seats(lineup)
+                seed = lineup_seed(seed_of, number, lineup)
+                yield (
+                    number,
+                    latest[a],
+                    latest[b],
+                    latest[a_partner] if a_partner else None,
+                    latest[b_partner] if b_partner else None,
+                    seed,
+                    planned,
+                    text.replace(mark, str(seed)),  # json.dumps of match_settings with this seed
+                    lineup_folder(number, lineup),
+                )
+
+    _insert_matches(session.connection(), rows(), now())
     return first
+
+
+def _seats(lineup: Lineup) -> tuple[str, str | None, str, str | None]:
+    """Bot A, its partner, bot B, its partner (``None``: the bot partners itself)."""
+    if len(lineup) == 2:
+        return lineup[0], None, lineup[1], None
+    return lineup  # type: ignore[return-value]
 
 
 _SEED = "<seed>"
@@ -191,6 +231,8 @@ _MATCH_COLUMNS = (
     "round",
     "a_version_id",
     "b_version_id",
+    "a_partner_version_id",
+    "b_partner_version_id",
     "seed",
     "games_planned",
     "settings",
@@ -238,6 +280,15 @@ def pending_rounds(engine: Engine) -> int:
         return session.exec(query).one()
 
 
+@dataclass(frozen=True)
+class _Partner:
+    """A bot version partnering bot A or B in a team match."""
+
+    name: str
+    folder: str
+    version_id: int
+
+
 @dataclass
 class _Running:
     """A pending match while the run plays it."""
@@ -253,6 +304,9 @@ class _Running:
     settings: dict[str, Any]
     folder: str
     planned: int
+    a_partner: _Partner | None = None
+    """Who partners bot A (a team match); ``None``: bot A itself."""
+    b_partner: _Partner | None = None
     scores: dict[str, float] = field(default_factory=dict)
     """A's score per stored game id."""
     played: list[str] = field(default_factory=list)
@@ -266,10 +320,22 @@ class _Running:
     def specs(self) -> dict[str, GameSpec]:
         return {spec.game_id: spec for spec in schedule(self.match_settings)}
 
+    def seat_names(self) -> tuple[str, str, str, str]:
+        """Bot A, its partner, bot B, its partner: as ``verify.refusal`` expects them."""
+        a_partner = self.a_partner.name if self.a_partner else self.a
+        b_partner = self.b_partner.name if self.b_partner else self.b
+        return self.a, a_partner, self.b, b_partner
+
+    def team(self, side: str) -> str:
+        """``alpha``, or ``alpha+beta`` for a team of two bots."""
+        bot, partner = (self.a, self.a_partner) if side == "a" else (self.b, self.b_partner)
+        return bot if partner is None else f"{bot}+{partner.name}"
+
     def result(self) -> MatchResult:
         scores = list(self.scores.values())
         wins, losses = scores.count(1.0), scores.count(0.0)
-        return MatchResult(self.round, self.a, self.b, wins, losses, len(scores) - wins - losses)
+        draws = len(scores) - wins - losses
+        return MatchResult(self.round, self.team("a"), self.team("b"), wins, losses, draws)
 
 
 def play_pending(
@@ -309,8 +375,8 @@ def play_pending(
             with pools(1) as alone:
                 if run.play(iter([match]), alone, 1):
                     run.problem(
-                        f"{match.folder} ({match.a} vs {match.b}): its worker process died "
-                        "even with the match playing alone, so one of these two bots kills "
+                        f"{match.folder} ({match.team('a')} vs {match.team('b')}): its worker "
+                        "process died even with the match playing alone, so one of its bots kills "
                         "processes (or uses all the memory); its finished games are stored"
                     )
         todo = chain(rest, todo)
@@ -406,6 +472,10 @@ class _Pending:
                     versions[match.a_version_id],
                     versions[match.b_version_id],
                 )
+                a_partner, b_partner = (
+                    None if version is None else _Partner(*versions[version], version)
+                    for version in (match.a_partner_version_id, match.b_partner_version_id)
+                )
                 yield _Running(
                     match_id=match.id or 0,
                     round=match.round,
@@ -418,6 +488,8 @@ class _Pending:
                     settings=match.settings,
                     folder=match.folder,
                     planned=match.games_planned,
+                    a_partner=a_partner,
+                    b_partner=b_partner,
                     scores=scores[match.id or 0],
                 )
             after = (matches[-1].round, matches[-1].id or 0)
@@ -543,12 +615,17 @@ class _Run:
 
     def _submit(self, executor: Executor, match: _Running) -> Future[list[str]]:
         try:
+            partners = tuple(
+                None if partner is None else str(self.ladder / partner.folder)
+                for partner in (match.a_partner, match.b_partner)
+            )
             return executor.submit(
                 play_match,
                 str(self.ladder / match.a_folder),
                 str(self.ladder / match.b_folder),
                 match.settings,
                 str(self.ladder / match.folder),
+                partners=partners,
             )
         except BrokenProcessPool:
             raise
@@ -640,7 +717,7 @@ class _Run:
                 if path.exists():
                     self._refuse(match, path, str(error).removeprefix(f"{path}: "))
                 continue
-            reason = refusal(record, spec, match.match_settings, match.a, match.b)
+            reason = refusal(record, spec, match.match_settings, match.seat_names())
             if reason is None:
                 found.append(_Found(match, spec, record, path, finished_at))
             else:
@@ -662,12 +739,18 @@ def _game_row(ladder: Path, found: _Found) -> Game:
     outcome = GameOutcome.from_record(spec, record)
     result = record_result(record)
     assert result is not None  # a finished record: see _new_records
+    partners = [
+        partner.version_id if partner else None
+        for partner in (found.match.a_partner, found.match.b_partner)
+    ]
     return Game.model_validate(
         {
             "match_id": found.match.match_id,
             "round": found.match.round,
             "a_version_id": found.match.a_version_id,
             "b_version_id": found.match.b_version_id,
+            "a_partner_version_id": partners[0],
+            "b_partner_version_id": partners[1],
             "game_id": spec.game_id,
             "a_team": spec.a_team,
             "a_score": outcome.a_score,

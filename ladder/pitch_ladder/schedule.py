@@ -16,17 +16,68 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
-from pitch_referee.match import MatchSettings, schedule
+from pitch_referee.match import PARTNERSHIPS, MatchSettings, schedule
 from pitch_sdk.options import RuleOptions
 
+Pair = tuple[str, str]
+"""A match of same-bot teams: bot A against bot B."""
+TeamLineup = tuple[str, str, str, str]
+"""A team match: bot A and its partner against bot B and its partner."""
 
-def round_robin(names: list[str]) -> list[tuple[str, str]]:
+
+def round_robin(names: list[str]) -> list[Pair]:
     """Every pair of bots once, each pair and the list sorted by name (A is the first name).
 
     >>> round_robin(["greedy", "random", "alpha"])
     [('alpha', 'greedy'), ('alpha', 'random'), ('greedy', 'random')]
     """
     return list(combinations(sorted(names), 2))
+
+
+def quartets(names: list[str]) -> list[tuple[str, str, str, str]]:
+    """Groups of four bots, each sorted by name, such that every two bots are in one
+    group together at least once: the mixed-partnership rounds play each group in all
+    three partnerships, so every bot partners every other one.
+
+    Greedy, and a pure function of the names: each group starts from the first two bots
+    not yet together and adds, one at a time, the bot that brings the most new pairs
+    (the first by name among equals). With 4 bots one group; with 20, 38 groups, where
+    no fewer than 32 could do.
+
+    >>> quartets(["d", "c", "b", "a"])
+    [('a', 'b', 'c', 'd')]
+    >>> len(quartets([str(n) for n in range(8)]))
+    6
+    """
+    bots = sorted(names)
+    if len(bots) < 4:
+        return []
+    apart = set(combinations(bots, 2))
+    groups = []
+    while apart:
+        group = list(min(apart))
+        while len(group) < 4:
+            others = [bot for bot in bots if bot not in group]
+            group.append(max(others, key=lambda bot: _new_pairs(bot, group, apart)))
+        groups.append(tuple(sorted(group)))
+        apart -= set(combinations(sorted(group), 2))
+    return groups  # type: ignore[return-value]
+
+
+def _new_pairs(bot: str, group: list[str], apart: set[Pair]) -> int:
+    """How many pairs not yet together ``bot`` would join ``group`` with (ties: by name,
+    ``max`` keeps the first)."""
+    return sum(tuple(sorted((bot, other))) in apart for other in group)
+
+
+def partnership_round(names: list[str]) -> list[TeamLineup]:
+    """The team matches of a round of mixed partnerships: each of ``quartets`` in its
+    three partnerships (``pitch_referee.match.PARTNERSHIPS``)."""
+    return [
+        tuple(group[n] for n in partnership)  # type: ignore[misc]
+        for group in quartets(names)
+        for partnership in PARTNERSHIPS
+    ]
 
 
 def match_seed(secret: str, round_number: int, a: str, b: str) -> int:
@@ -48,8 +99,27 @@ def match_seeds(secret: str) -> Callable[[int, str, str], int]:
 
 
 def match_folder(round_number: int, a: str, b: str) -> str:
-    """The match folder relative to the ladder folder, e.g. ``matches/0003-greedy-vs-random``."""
+    """The match folder relative to the ladder folder, e.g. ``matches/0003-greedy-vs-random``
+    (a team is ``alpha+beta``: bot names cannot hold a ``+``)."""
     return f"matches/{round_number:04d}-{a}-vs-{b}"
+
+
+def lineup_seed(
+    seed_of: Callable[[int, str, str], int], round_number: int, lineup: Pair | TeamLineup
+) -> int:
+    """The seed of a match of ``lineup`` (``match_seeds``): a pair's own, or one shared by
+    the three team matches of a quartet, so that its partnerships play the same deals."""
+    if len(lineup) == 2:
+        return seed_of(round_number, *lineup)
+    return seed_of(round_number, "+".join(sorted(lineup)), "partnerships")
+
+
+def lineup_folder(round_number: int, lineup: Pair | TeamLineup) -> str:
+    """``match_folder`` of a pair or a team match."""
+    if len(lineup) == 2:
+        return match_folder(round_number, *lineup)
+    a, a_partner, b, b_partner = lineup
+    return match_folder(round_number, f"{a}+{a_partner}", f"{b}+{b_partner}")
 
 
 def match_settings(

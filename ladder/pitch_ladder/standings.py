@@ -45,6 +45,8 @@ from sqlalchemy import delete, func, insert
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
+from pitch_referee.team_ratings import TeamRating
+
 from .errors import LadderError
 from .models import (
     Bot,
@@ -57,6 +59,7 @@ from .models import (
     VersionRating,
     now,
 )
+from .partnerships import forget_team_ratings, team_ratings
 from .ratings import INITIAL_RATING, Rating, elo_step, fit_arrays_by_group
 
 GAME_ORDER = "round, match id, game id"
@@ -103,6 +106,13 @@ _GAME_COLUMNS = (
 )
 
 
+def _same_bot_games() -> Any:
+    """The games Elo and the fit rate: same-bot teams only (a bot that partners itself),
+    the ratings of the bots themselves. Team matches are the team model's
+    (``partnerships``)."""
+    return select(*_GAME_COLUMNS).where(col(Game.a_partner_version_id).is_(None))
+
+
 class LatestVersion(NamedTuple):
     """A bot and its latest version."""
 
@@ -130,7 +140,7 @@ def rerate(session: Session, new_games: Collection[int]) -> None:
     new = [
         GameRow(*row)
         for chunk in _chunks(new_games)
-        for row in session.exec(select(*_GAME_COLUMNS).where(col(Game.id).in_(chunk)))
+        for row in session.exec(_same_bot_games().where(col(Game.id).in_(chunk)))
     ]
     if not new:
         return
@@ -149,12 +159,10 @@ def _tail(session: Session, first: GameRow) -> list[GameRow]:
     a bulk import can make PostgreSQL read the whole table to find nothing.
     """
     queries = [
-        select(*_GAME_COLUMNS).where(
-            Game.round == first.round, col(Game.match_id) >= first.match_id
-        )
+        _same_bot_games().where(Game.round == first.round, col(Game.match_id) >= first.match_id)
     ]
     if session.exec(select(func.max(Game.round))).one() != first.round:
-        queries.append(select(*_GAME_COLUMNS).where(col(Game.round) > first.round))
+        queries.append(_same_bot_games().where(col(Game.round) > first.round))
     rows = [GameRow(*row) for query in queries for row in session.exec(query)]
     return sorted((row for row in rows if row.order >= first.order), key=lambda row: row.order)
 
@@ -288,8 +296,9 @@ def rebuild(session: Session) -> int:
     """
     for table in (RatingHistory, VersionRating, PairTotal, FitRating, FitState):
         session.exec(delete(table))  # type: ignore[call-overload]
+    forget_team_ratings(session)
     rows = sorted(
-        (GameRow(*row) for row in session.exec(select(*_GAME_COLUMNS))),
+        (GameRow(*row) for row in session.exec(_same_bot_games())),
         key=lambda row: row.order,
     )
     elo: dict[int, float] = {}
@@ -337,6 +346,10 @@ class Standing:
     wins: int
     losses: int
     draws: int
+    team: TeamRating | None = None
+    """The team model's rating from the version's team matches (``partnerships``), with
+    its games; ``None`` when it has played none. Elo, the fit and the counts above are
+    of its same-bot games."""
 
     @property
     def score(self) -> float | None:
@@ -526,6 +539,7 @@ def standings(session: Session, include_retired: bool = False) -> list[Standing]
     to fit them again after a change: ``current_fit``).
     """
     fit = current_fit(session)
+    teams = team_ratings(session)
     shown = latest_rows(session, include_retired)
     groups = _number_groups(fit.groups, {row.version_id: row.name for row in shown})
     lines = [
@@ -540,6 +554,7 @@ def standings(session: Session, include_retired: bool = False) -> list[Standing]
             wins=row.wins or 0,
             losses=row.losses or 0,
             draws=row.draws or 0,
+            team=teams.get(row.version_id),
         )
         for row in shown
     ]

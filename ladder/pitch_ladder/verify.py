@@ -4,7 +4,7 @@ Match jobs hand their games to the ladder as files, and anything that can write 
 match folder (a bot that is not sandboxed, a user, a bug) can write a file there. So the
 ladder stores a record only if it is a game its own referee would have written for that
 match: a game of the match's schedule, with the schedule's seed, first dealer and rules,
-the match's two bots in the right seats, and a result that the rules engine confirms by
+the match's bots in the right seats, and a result that the rules engine confirms by
 replaying every hand.
 
 What no check on a file can tell: whether each legal decision in it is the one the bot
@@ -23,18 +23,26 @@ from pitch_sdk.record import RecordError, record_result, replay
 
 
 def refusal(
-    record: dict[str, Any], spec: GameSpec, settings: MatchSettings, a: str, b: str
+    record: dict[str, Any],
+    spec: GameSpec,
+    settings: MatchSettings,
+    lineup: tuple[str, str, str, str],
 ) -> str | None:
-    """Why ``record`` may not be stored as game ``spec`` of the match ``a`` vs ``b``, or None.
+    """Why ``record`` may not be stored as game ``spec`` of the match of ``lineup`` (bot
+    A, its partner, bot B, its partner: A twice for a same-bot team), or None.
 
     ``settings`` are the match's settings as the ladder scheduled them (the database's,
     not the folder's ``match.json``, which is a file like any other).
     """
+    a, a_partner, b, b_partner = lineup
+    a_seats, b_seats = (a, a_partner), (b, b_partner)  # a team's first seat, then its second
     expected = {
         "seed": spec.seed,
         "first dealer": spec.first_dealer,
         "rules": settings.options().to_dict(),
-        "players": [a if seat % 2 == spec.a_team else b for seat in range(4)],
+        "players": [
+            (a_seats if seat % 2 == spec.a_team else b_seats)[seat // 2] for seat in range(4)
+        ],
     }
     found = {
         "seed": record.get("seed"),

@@ -119,6 +119,53 @@ def ladder_with(db_url: str, tmp_path: Path, bots: list[str]) -> tuple[Ladder, d
     return ladder, versions
 
 
+def add_team_match(
+    session: Session,
+    round_number: int,
+    lineup: tuple[str, str, str, str],
+    versions: dict[str, int],
+    scores: list[float],
+) -> int:
+    """A finished team match of ``lineup`` (bot A, its partner, bot B, its partner, by
+    name) with a game per score (A's), as the ladder stores them but without records;
+    its id."""
+    a, a_partner, b, b_partner = (versions[name] for name in lineup)
+    teams = {"a_version_id": a, "b_version_id": b}
+    teams |= {"a_partner_version_id": a_partner, "b_partner_version_id": b_partner}
+    match = Match.model_validate(
+        {
+            **teams,
+            "round": round_number,
+            "seed": 1,
+            "games_planned": len(scores),
+            "settings": {},
+            "folder": f"matches/{round_number}-{'+'.join(lineup)}",
+            "status": "finished",
+        }
+    )
+    session.add(match)
+    session.flush()
+    for number, score in enumerate(scores):
+        game = {
+            **teams,
+            "match_id": match.id,
+            "round": round_number,
+            "game_id": f"pair-{number // 2:05d}-{'ab'[number % 2]}",
+            "a_team": number % 2,
+            "a_score": score,
+            "b_score": 1 - score,
+            "a_points": 0,
+            "b_points": 0,
+            "faults": 0,
+            "termination": "score",
+            "record_path": "x",
+            "finished_at": now(),
+        }
+        session.add(Game.model_validate(game))
+    assert match.id is not None
+    return match.id
+
+
 def add_match(session: Session, round_number: int, a: int, b: int) -> int:
     """A match row between versions ``a`` and ``b``; its id."""
     match = Match.model_validate(

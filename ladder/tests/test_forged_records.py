@@ -48,7 +48,7 @@ def _claim_a_forfeit_by_seat_0(record: dict[str, Any]) -> None:
 
 
 def _why(record: dict[str, Any]) -> str | None:
-    return refusal(record, SPEC, SETTINGS, "greedy", "random")
+    return refusal(record, SPEC, SETTINGS, ("greedy", "greedy", "random", "random"))
 
 
 def test_an_honest_record_of_the_schedule_is_accepted() -> None:
@@ -120,7 +120,9 @@ def _all_honest(ladder: Ladder) -> None:
     for match, game, stored in _stored(ladder):
         settings = MatchSettings(**match.settings)
         spec = next(s for s in schedule(settings) if s.game_id == game.game_id)
-        assert refusal(stored.record, spec, settings, "greedy", "random") is None
+        assert (
+            refusal(stored.record, spec, settings, ("greedy", "greedy", "random", "random")) is None
+        )
 
 
 @pytest.mark.slow

@@ -39,6 +39,11 @@ def _statements(engine: Engine) -> Iterator[list[tuple[str, Any]]]:
         event.remove(engine, "before_cursor_execute", note)
 
 
+TEAM_GAMES = "ix_game_partnered_round_match_id"
+"""The partial index of the team matches' games: the team model's refit reads it whole,
+and nothing else (``partnerships``; ``bench/scale.py`` measures it)."""
+
+
 def _full_scans(engine: Engine, statement: str, parameters: Any) -> tuple[list[str], str]:
     """The growing tables that the plan of ``statement`` reads whole, and the plan."""
     with engine.connect() as connection:
@@ -130,6 +135,8 @@ def test_the_hot_queries_never_read_the_games_or_matches_whole(db_url: str, tmp_
         plans = []
         for statement, parameters in statements:
             scans, plan = _full_scans(ladder.engine, statement, parameters)
+            if TEAM_GAMES in plan:  # the team model rates them all again after a change
+                scans = [table for table in scans if table != "game"]
             assert not scans, f"{name} reads {scans} whole:\n{statement}\n{plan}"
             plans.append(plan)
             checked += 1

@@ -38,7 +38,20 @@ class StandingOut(BaseModel):
     losses: int
     draws: int
     score: float | None = Field(description="Points per game, a draw being half.")
+    team: TeamRatingOut | None = Field(
+        default=None,
+        description="The team model's rating from mixed partnerships (None: none played). "
+        "The fit, Elo and results above are of same-bot teams.",
+    )
     url: str = Field(description="The bot's page.")
+
+
+class TeamRatingOut(BaseModel):
+    mu: float = Field(description="The team model's rating (Elo scale).")
+    sigma: float = Field(description="Its standard deviation.")
+    lower: float = Field(description="The 95% interval: mu - 2 sigma to mu + 2 sigma.")
+    upper: float
+    games: int = Field(description="Games in team matches.")
 
 
 class BotOut(BaseModel):
@@ -143,7 +156,7 @@ def path_url(prefix: str, key: str) -> str:
 
 
 def standing(line: Standing) -> StandingOut:
-    fit = line.fit
+    fit, team = line.fit, line.team
     return StandingOut(
         rank=line.rank,
         group=line.group,
@@ -158,6 +171,11 @@ def standing(line: Standing) -> StandingOut:
         losses=line.losses,
         draws=line.draws,
         score=line.score,
+        team=None
+        if team is None
+        else TeamRatingOut(
+            mu=team.mu, sigma=team.sigma, lower=team.lower, upper=team.upper, games=team.games
+        ),
         url=path_url("/bots", line.bot),
     )
 

@@ -79,7 +79,8 @@ def start(request: Request, offset: Offset = 0) -> HTMLResponse:
         for line in lines[:CHART_BOTS]
         if line.games
     ]
-    return render(request, "standings.html", lines=lines, chart=chart)
+    teams = any(line.team is not None for line in lines)
+    return render(request, "standings.html", lines=lines, chart=chart, teams=teams)
 
 
 def _folder(request: Request, source: FolderSource, offset: int) -> HTMLResponse:

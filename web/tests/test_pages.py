@@ -19,8 +19,11 @@ HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from ladder_testkit import add_team_match, ladder_with  # noqa: E402
+from sqlmodel import Session  # noqa: E402
 from test_api import build_ladder, game_record, match_folder  # noqa: E402
 
+from pitch_ladder.schedule import partnership_round  # noqa: E402
 from pitch_sdk.record import write_record  # noqa: E402
 from pitch_web import create_app  # noqa: E402
 from pitch_web.source import FolderSource, LadderSource  # noqa: E402
@@ -122,3 +125,30 @@ def test_a_folder_lists_its_matches_and_records_readably_on_a_phone(page, folder
     assert views.all_inner_texts() == ["pair-00000-a", "pair-00000-b"]
     assert views.first.get_attribute("href") == "/view/greedy-vs-random/games/pair-00000-a.json.gz"
     screenshot("folder-match-phone")
+
+
+def test_standings_show_the_team_models_rating_beside_elo_when_bots_partnered(
+    page, tmp_path, serve, screenshot
+):
+    url = f"sqlite:///{tmp_path / 'teams.db'}"
+    ladder, versions = ladder_with(url, tmp_path, ["ace", "bee", "cat", "dog"])
+    with Session(ladder.engine) as session:
+        for lineup, scores in zip(
+            partnership_round(list(versions)), ([1.0, 1.0], [1.0, 0.0], [0.0, 0.5]), strict=True
+        ):
+            add_team_match(session, 1, lineup, versions, scores)
+        session.commit()
+    ladder.close()
+    source = LadderSource(tmp_path / "ladder", url)
+    with serve(create_app(source)) as served:
+        page.goto(served.url)
+        headings = page.locator("table.standings th").all_inner_texts()
+        assert "team" in headings and "Elo" in headings
+        teams = page.locator("table.standings td.team").all_inner_texts()
+        assert len(teams) == 4 and all(text.isdigit() for text in teams)
+        assert "(6 games)" in page.locator("table.standings").inner_text()
+        screenshot("standings-with-teams")
+        api = page.request.get(f"{served.url}/api/standings").json()
+        assert [line["team"]["games"] for line in api] == [6] * 4
+        assert all(line["team"]["lower"] < line["team"]["mu"] for line in api)
+    source.close()

@@ -97,9 +97,14 @@ class ClusterWorkers:
         Raises:
             WorkerError: a pair could not be played, or killed every worker it was given.
         """
-        if job.a.manifest is None or job.b.manifest is None:
+        seated = [job.a, job.b, *(p for p in (job.a_partner, job.b_partner) if p is not None)]
+        if any(entrant.manifest is None for entrant in seated):
             raise WorkerError("a bot started by hand cannot play on a cluster")
-        a, b = self.shelf.ref(job.a.manifest), self.shelf.ref(job.b.manifest)
+        a, b = self.shelf.ref(job.a.manifest), self.shelf.ref(job.b.manifest)  # type: ignore[arg-type]
+        partners = tuple(
+            None if p is None else self.shelf.ref(p.manifest)  # type: ignore[arg-type]
+            for p in (job.a_partner, job.b_partner)
+        )
         run = uuid.uuid4().hex[:12]
         futures = {
             self.client.submit(
@@ -110,6 +115,7 @@ class ClusterWorkers:
                 job.sandboxed,
                 _journals(job),
                 pair,
+                partners,
                 key=f"pitch-pair-{run}-{pair[0].pair}",
                 pure=False,
             ): pair[0].pair

@@ -80,6 +80,7 @@ def play_pair(
     sandboxed: bool,
     live: JournalPublisher,
     pair: list[GameSpec],
+    partners: tuple[BotRef | None, BotRef | None] = (None, None),
 ) -> PlayedPair:
     """Play the games of one deal pair on this worker.
 
@@ -88,6 +89,7 @@ def play_pair(
             runs its bots the same way, wherever it is played.
         live: the owner's journals of the match: used where this machine sees the match
             folder, else the journals go to the scratch folder (and nobody watches).
+        partners: the bots partnering A and B in a team match (``None``: the bot itself).
 
     Raises:
         RuntimeError: the pair could not be played (the message says why). Only built-in
@@ -99,8 +101,12 @@ def play_pair(
         # that the owner reports this worker instead of storing forfeits.
         raise RuntimeError(f"worker {worker.address} cannot sandbox the bots: {reason}")
     try:
-        (a_bot, a_fetched), (b_bot, b_fetched) = fetch_bot(a), fetch_bot(b)
-        key = (a.digest, b.digest, json.dumps(settings.to_json(), sort_keys=True), sandboxed, live)
+        refs = [a, b, *(ref for ref in partners if ref is not None)]
+        bots = {ref.digest: fetch_bot(ref) for ref in refs}
+        entrants = {digest: Entrant(bot.name, bot) for digest, (bot, _) in bots.items()}
+        seated = [ref and entrants[ref.digest] for ref in partners]
+        settings_text = json.dumps(settings.to_json(), sort_keys=True)
+        key = (*(ref and ref.digest for ref in (a, b, *partners)), settings_text, sandboxed, live)
 
         def job() -> Job:
             scratch = Path(tempfile.mkdtemp(prefix="match-", dir=worker.local_directory))
@@ -108,13 +114,13 @@ def play_pair(
             journals = live if live.live_dir.parent.is_dir() else JournalPublisher.for_match(
                 scratch, live.max_silence_s
             )  # fmt: skip
-            a_entrant, b_entrant = Entrant(a_bot.name, a_bot), Entrant(b_bot.name, b_bot)
-            return Job(a_entrant, b_entrant, settings, scratch, sandboxed, journals)
+            a_entrant, b_entrant = entrants[a.digest], entrants[b.digest]
+            return Job(a_entrant, b_entrant, settings, scratch, sandboxed, journals, *seated)
 
         outcomes, records, logs = _kept(worker).play(key, job, pair)
     except (BotError, MatchError, OSError, RecordError) as error:
         raise RuntimeError(f"pair {pair[0].pair} on {worker.address}: {error}") from None
-    fetched = tuple(ref.digest for ref, now in ((a, a_fetched), (b, b_fetched)) if now)
+    fetched = tuple(digest for digest, (_, now) in bots.items() if now)
     return PlayedPair(outcomes, records, logs, worker.address, fetched)
 
 
