@@ -16,6 +16,8 @@ from typer.testing import CliRunner
 from pitch_cli import app
 from pitch_sdk.record import load_record
 
+from .test_match_mixed import renamed_sample
+
 ROOT = Path(__file__).resolve().parents[1]
 GREEDY, RANDOM = ROOT / "sample_bots" / "greedy", ROOT / "sample_bots" / "random"
 MATCH = ["match", str(GREEDY), str(RANDOM), "--games", "8", "--seed", "11"]
@@ -135,3 +137,17 @@ def test_pitch_cluster_local_prints_its_address_plays_and_stops_on_sigterm(
         cluster.kill()
     assert cluster.returncode == 0
     assert "stopping the cluster" in out
+
+
+@pytest.mark.slow
+def test_a_mixed_partnership_match_on_a_cluster_plays_the_local_games(
+    cluster_address: str, tmp_path: Path
+) -> None:
+    kinds = (("greedy", "alpha"), ("random", "beta"), ("greedy", "gamma"), ("random", "delta"))
+    bots = [renamed_sample(kind, name, tmp_path / "bots").manifest.folder for kind, name in kinds]
+    mixed = ["match", *bots, "--games", "2", "--seed", "4", "--rule", "hand_cap=3"]
+    _pitch(*mixed, "--out", tmp_path / "local")
+    _pitch(*mixed, "--out", tmp_path / "cluster", "--cluster", cluster_address)
+    for team_match in ("alpha+beta-vs-gamma+delta", "alpha+delta-vs-beta+gamma"):
+        local = _games(tmp_path / "local" / team_match)
+        assert len(local) == 2 and _games(tmp_path / "cluster" / team_match) == local

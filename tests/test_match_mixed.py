@@ -31,7 +31,7 @@ SAMPLES = {"greedy": ROOT / "sample_bots" / "greedy", "random": ROOT / "sample_b
 pytestmark = pytest.mark.slow
 
 
-def _renamed(sample: str, name: str, where: Path) -> Entrant:
+def renamed_sample(sample: str, name: str, where: Path) -> Entrant:
     """A copy of a sample bot under another name (names tell the four bots apart)."""
     folder = where / name
     if not folder.exists():
@@ -45,7 +45,7 @@ def _renamed(sample: str, name: str, where: Path) -> Entrant:
 def four(tmp_path_factory: pytest.TempPathFactory) -> list[Entrant]:
     where = tmp_path_factory.mktemp("bots")
     kinds = (("greedy", "alpha"), ("random", "beta"), ("greedy", "gamma"), ("random", "delta"))
-    return [_renamed(sample, name, where) for sample, name in kinds]
+    return [renamed_sample(sample, name, where) for sample, name in kinds]
 
 
 SETTINGS = MatchSettings(games=2, seed=5, rules={"hand_cap": 2}, sandbox="off")
