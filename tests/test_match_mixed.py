@@ -168,3 +168,20 @@ def test_pitch_match_refuses_three_bots_a_bot_twice_or_four_with_an_sprt(four, t
         assert done.returncode == 1, (args, done.stderr)
         assert done.stderr.startswith("error:") and done.stderr.count("\n") == 1, done.stderr
         assert says in done.stderr, (args, done.stderr)
+
+
+def test_listings_show_a_mixed_folders_three_team_matches_by_their_teams(played):
+    listed = CliRunner().invoke(app, ["matches", "--root", str(played.parent)])
+    assert listed.exit_code == 0, listed.output
+    for teams in ("alpha+beta", "alpha+gamma", "alpha+delta"):
+        assert f"m/{teams}-vs-" in listed.output
+    assert "alpha+gamma 1.0 vs beta+delta 1.0" in listed.output
+
+    from pitch_web.source import FolderSource
+
+    keys = [line.key for line in FolderSource(played.parent).matches()]
+    assert keys == [
+        "m/alpha+beta-vs-gamma+delta",
+        "m/alpha+delta-vs-beta+gamma",
+        "m/alpha+gamma-vs-beta+delta",
+    ]

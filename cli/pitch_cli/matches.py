@@ -15,11 +15,10 @@ import typer
 from rich import box
 from rich.table import Table
 
-from pitch_referee.match.listing import MatchListing, read_listing
+from pitch_referee.match.listing import MatchListing, match_folders, read_listing
 
 from .render import output_console
 
-SUMMARY = "summary.json"
 TABLE_WIDTH = 160
 """Columns when piped: wide enough for one match per line with long folder names."""
 DEFAULT_ROOT = Path("matches")
@@ -32,9 +31,9 @@ def matches(
 ) -> None:
     """List local matches: bots, games played, A's wins-losses-draws, Elo and status."""
     console = output_console(TABLE_WIDTH)
-    folders = sorted(path.parent for path in root.glob(f"*/{SUMMARY}")) if root.is_dir() else []
+    folders = match_folders(root) if root.is_dir() else []
     if not folders:
-        console.print(f"no matches in {root} (a match folder holds a {SUMMARY})")
+        console.print(f"no matches in {root} (a match folder holds a match.json)")
         return
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("folder", no_wrap=True)  # to paste into --resume or pitch replay
@@ -43,11 +42,12 @@ def matches(
         table.add_column(heading)
     notes = []
     for folder in folders:
-        line = read_listing(folder, folder.name)
+        key = folder.relative_to(root).as_posix()
+        line = read_listing(folder, key)
         if line.note:
             notes.append(f"{folder}: {line.note}")
             continue
-        table.add_row(folder.name, *_row(line))
+        table.add_row(key, *_row(line))
     console.print(table)
     for note in notes:
         console.print(note, style="yellow", soft_wrap=True, highlight=False)

@@ -22,6 +22,7 @@ from pitch_referee.match.listing import (
     RUNNING,
     MatchListing,
     at,
+    match_folders,
     number,
     read_listing,
     read_summary,
@@ -103,8 +104,8 @@ class FolderSource:
         """The match folders in the folder served (or the folder itself), by name."""
         if self.is_match:
             return [self.match("")]
-        roots = sorted(path.parent for path in self.folder.glob("*/match.json"))
-        return [self.match(root.name) for root in roots]
+        roots = match_folders(self.folder)
+        return [self.match(root.relative_to(self.folder).as_posix()) for root in roots]
 
     def match(self, key: str) -> MatchListing:
         """The match folder ``key`` (relative to the folder served).

@@ -26,6 +26,10 @@ from typing import Any, NamedTuple
 from .schedule import GameSpec
 from .settings import Entrant, MatchError, MatchSettings
 
+MIXED_FILE = "mixed.json"
+"""What marks a folder of the mixed-partnership format: its team matches are the match
+folders inside it (``mixed``)."""
+
 MATCH_FORMAT = "pitch-match"
 MATCH_VERSION = 1
 TEAM_MATCH_VERSION = 2

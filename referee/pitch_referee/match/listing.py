@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .folder import MatchFolder
+from .folder import MIXED_FILE, MatchFolder
 
 RUNNING = "running"
 """The summary's status while the match plays (its game count is then the records')."""
@@ -46,6 +46,25 @@ class MatchListing:
     """Why the summary could not be read, if it could not."""
 
 
+def match_folders(root: Path) -> list[Path]:
+    """The match folders in ``root``, by name, each mixed-partnership folder's team
+    matches in its place: a listing of matches shows every match that holds games."""
+    found = []
+    for folder in sorted(path for path in root.iterdir() if path.is_dir()):
+        if (folder / MIXED_FILE).is_file():
+            found += sorted(path.parent for path in folder.glob("*/match.json"))
+        elif MatchFolder(folder).exists() or MatchFolder(folder).summary_path.is_file():
+            found.append(folder)
+    return found
+
+
+def _team(bots: object, side: str) -> str:
+    """A side's bot, or its team (``alpha+beta``) when a partner is named."""
+    name = str(at(bots, side, "name") or side.upper())
+    partner = at(bots, f"{side}_partner", "name")
+    return name if partner is None else f"{name}+{partner}"
+
+
 def read_listing(root: Path, key: str = "") -> MatchListing:
     """The line of the match folder ``root`` (which must hold a match or a summary)."""
     summary, note = read_summary(root)
@@ -60,8 +79,8 @@ def read_listing(root: Path, key: str = "") -> MatchListing:
     interval = at(stats, "elo_interval")
     return MatchListing(
         key=key,
-        a=str(at(bots, "a", "name") or "A"),
-        b=str(at(bots, "b", "name") or "B"),
+        a=_team(bots, "a"),
+        b=_team(bots, "b"),
         a_version=text(at(bots, "a", "version")),
         b_version=text(at(bots, "b", "version")),
         status=text(at(summary, "status")),

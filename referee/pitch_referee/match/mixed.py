@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..team_ratings import TeamRating, TeamRatings
-from .folder import MatchFolder, write_json
+from .folder import MIXED_FILE, MatchFolder, write_json
 from .pool import Workers, run_workers
 from .running import ProgressCallback, resume_match, run_match
 from .settings import Entrant, MatchError, MatchSettings
@@ -36,7 +36,6 @@ from .summary import LoadedMatch, MatchStatus, MatchSummary, summary_of
 
 MIXED_FORMAT = "pitch-mixed"
 MIXED_VERSION = 1
-MIXED_FILE = "mixed.json"
 
 PARTNERSHIPS = ((0, 1, 2, 3), (0, 2, 1, 3), (0, 3, 1, 2))
 """Each team match as the positions of bot A, its partner, bot B and its partner among
