@@ -101,14 +101,15 @@ class GameInfo:
         return {1.0: self.a, 0.0: self.b}.get(self.a_score)
 
     def side(self, bot: str) -> GameSide:
-        """The game from ``bot``'s side: its opponent, its score, its points first.
+        """The game from ``bot``'s side (its team's, when it is a partner): its opponent,
+        its score, its points first.
 
         Raises:
             ValueError: ``bot`` did not play this game.
         """
-        if bot == self.a:
+        if bot in (self.a, self.a_partner):
             return GameSide(bot, self.team("b"), self.a_score, self.a_points, self.b_points)
-        if bot == self.b:
+        if bot in (self.b, self.b_partner):
             return GameSide(bot, self.team("a"), 1.0 - self.a_score, self.b_points, self.a_points)
         raise ValueError(f"{bot!r} did not play game {self.id} ({self.a} against {self.b})")
 
@@ -199,10 +200,20 @@ def page_of_games(
             )
         ]
         for version in versions
-        for side, column in (("a", col(Game.a_version_id)), ("b", col(Game.b_version_id)))
+        for side, column in _SEATS
     ]
     merged = heapq.merge(*sides, key=lambda row: -row.number)
     return _game_infos(session, folder, list(islice(merged, offset, offset + limit)))
+
+
+_SEATS = (
+    ("a", col(Game.a_version_id)),
+    ("b", col(Game.b_version_id)),
+    ("a", col(Game.a_partner_version_id)),
+    ("b", col(Game.b_partner_version_id)),
+)
+"""Where a version may have played a game, and for which side: bot A or B, or the
+partner of either in a team match."""
 
 
 def stored_game(session: Session, folder: Path, number: int) -> StoredGame | None:

@@ -189,6 +189,8 @@ class Game(GameBase, table=True):
         Index("ix_game_round_match_id", "round", "match_id"),  # the Elo order
         Index("ix_game_a_version_id_id", "a_version_id", "id"),  # a version's games, newest
         Index("ix_game_b_version_id_id", "b_version_id", "id"),
+        Index("ix_game_a_partner_version_id_id", "a_partner_version_id", "id"),
+        Index("ix_game_b_partner_version_id_id", "b_partner_version_id", "id"),
         Index(  # the games with faults, newest first: few among many (the web's filter)
             "ix_game_faulty_id",
             "id",

@@ -68,6 +68,8 @@ def test_a_run_with_partnerships_plays_team_matches_and_rates_them_apart(
     assert "team (95%)" in table and table.count(" 6g") == 4  # each bot in 6 team games
     games = cli("ladder", "games", *where)
     assert "+" in games  # team games are listed by their teams
+    aces = cli("ladder", "games", "--bot", "ace", *where)
+    assert aces.count("pair-0000") == 12  # 6 same-bot, 6 in team matches (3 as a partner)
 
     with Ladder.open(folder, db_url) as ladder, Session(ladder.engine) as session:
         team_games = session.exec(

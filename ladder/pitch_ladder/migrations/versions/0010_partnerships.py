@@ -3,8 +3,9 @@
 A match's teams may be two different bots (``a_partner_version_id``,
 ``b_partner_version_id``; NULL is a same-bot team, as every match before). The three team
 matches of a quartet can pair the same versions A and B in one round, so a match is
-unique by its folder instead of by its round and versions. The games copy the partners,
-with an index of the partnered games in the Elo order for the team model, whose ratings
+unique by its folder instead of by its round and versions. The games copy the partners
+(indexed, for a bot's games), with an index of the partnered games in the Elo order for
+the team model, whose ratings
 are kept like the Bradley-Terry fit (``team_rating``, valid while ``team_fit_state``
 names the newest game).
 
@@ -43,6 +44,7 @@ def upgrade() -> None:
             batch_op.create_foreign_key(
                 batch_op.f(f"fk_game_{column}_bot_version"), "bot_version", [column], ["id"]
             )
+            batch_op.create_index(f"ix_game_{column}_id", [column, "id"], unique=False)
     op.create_index(  # no batch: SQLite creates an index without copying the table
         "ix_game_partnered_round_match_id",
         "game",
@@ -82,6 +84,7 @@ def downgrade() -> None:
     with op.batch_alter_table("game") as batch_op:
         for side in "ab":
             column = f"{side}_partner_version_id"
+            batch_op.drop_index(f"ix_game_{column}_id")
             batch_op.drop_constraint(f"fk_game_{column}_bot_version", type_="foreignkey")
             batch_op.drop_column(column)
     with op.batch_alter_table("match") as batch_op:
