@@ -71,6 +71,9 @@ class MatchInfo:
     a_points: int
     b_points: int
     finished_at: datetime | None
+    a_partner: str | None = None
+    """Who partners A in a team match (the mixed-partnership format); ``None``: A itself."""
+    b_partner: str | None = None
 
 
 class _MatchRow(NamedTuple):
@@ -81,6 +84,8 @@ class _MatchRow(NamedTuple):
     status: str
     games_planned: int
     finished_at: datetime | None
+    a_partner: int | None
+    b_partner: int | None
 
 
 _MATCH_COLUMNS = (
@@ -91,6 +96,8 @@ _MATCH_COLUMNS = (
     Match.status,
     Match.games_planned,
     Match.finished_at,
+    Match.a_partner_version_id,
+    Match.b_partner_version_id,
 )
 
 
@@ -143,7 +150,15 @@ def match(session: Session, number: int) -> MatchInfo | None:
 
 
 def _match_infos(session: Session, rows: list[_MatchRow]) -> list[MatchInfo]:
-    names = version_names(session, (v for row in rows for v in (row.a_version, row.b_version)))
+    names = version_names(
+        session,
+        (
+            version
+            for row in rows
+            for version in (row.a_version, row.b_version, row.a_partner, row.b_partner)
+            if version is not None
+        ),
+    )
     tallies = {
         match: (games, int(wins or 0), int(losses or 0), int(a_points or 0), int(b_points or 0))
         for match, games, wins, losses, a_points, b_points in session.exec(
@@ -180,6 +195,8 @@ def _match_infos(session: Session, rows: list[_MatchRow]) -> list[MatchInfo]:
                 a_points=a_points,
                 b_points=b_points,
                 finished_at=row.finished_at,
+                a_partner=None if row.a_partner is None else names[row.a_partner].bot,
+                b_partner=None if row.b_partner is None else names[row.b_partner].bot,
             )
         )
     return infos

@@ -101,9 +101,15 @@ class GameOut(BaseModel):
     a_score: float | None = Field(description="1 win, 0.5 draw, 0 loss, for A.")
     a_points: int | None = Field(description="What A's team scored.")
     b_points: int | None
-    winner: str | None = Field(description="The bot that won; None for a draw or unknown.")
+    winner: str | None = Field(
+        description="The bot (or team, alpha+beta) that won; None for a draw or unknown."
+    )
     faults: int | None
     termination: str | None
+    a_partner: str | None = Field(
+        default=None, description="Who partnered A in a team match (None: A itself)."
+    )
+    b_partner: str | None = None
 
 
 class BotDetailOut(BaseModel):
@@ -138,6 +144,10 @@ class MatchOut(BaseModel):
     a_points: int | None
     b_points: int | None
     elo: float | None = Field(description="A's Elo over B by the match's statistics (folders).")
+    a_partner: str | None = Field(
+        default=None, description="Who partners A in a ladder's team match (None: A itself)."
+    )
+    b_partner: str | None = None
 
 
 class MatchesPage(BaseModel):
@@ -245,9 +255,11 @@ def ladder_game(info: GameInfo) -> GameOut:
         a_score=info.a_score,
         a_points=info.a_points,
         b_points=info.b_points,
-        winner=info.winner,
+        winner={1.0: info.team("a"), 0.0: info.team("b")}.get(info.a_score),
         faults=info.faults,
         termination=info.termination,
+        a_partner=info.a_partner,
+        b_partner=info.b_partner,
     )
 
 
@@ -269,6 +281,8 @@ def ladder_match(info: MatchInfo) -> MatchOut:
         a_points=info.a_points,
         b_points=info.b_points,
         elo=None,
+        a_partner=info.a_partner,
+        b_partner=info.b_partner,
     )
 
 

@@ -148,6 +148,11 @@ def test_standings_show_the_team_models_rating_beside_elo_when_bots_partnered(
         assert len(teams) == 4 and all(text.isdigit() for text in teams)
         assert "(6 games)" in page.locator("table.standings").inner_text()
         screenshot("standings-with-teams")
+        page.goto(f"{served.url}/games?bot=dog")
+        cells = page.locator("table.games td").all_inner_texts()
+        assert any("+ dog" in cell or cell.startswith("dog +") for cell in cells)
+        page.goto(f"{served.url}/matches")
+        assert "ace + bee" in page.locator("table").first.inner_text()
         api = page.request.get(f"{served.url}/api/standings").json()
         assert [line["team"]["games"] for line in api] == [6] * 4
         assert all(line["team"]["lower"] < line["team"]["mu"] for line in api)
