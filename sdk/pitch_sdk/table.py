@@ -246,10 +246,10 @@ class Table:
         self._start()
         state = self.state
         while not state.is_over():
-            if state.current_seat() == CHANCE:
+            seat = state.current_seat()
+            if seat == CHANCE:
                 self._deal()
                 continue
-            seat = state.current_seat()
             legal = state.legal_actions()
             hand_before = len(state.hand_results)
             ms = None
@@ -315,7 +315,8 @@ class Table:
         except Fault as fault:
             return self._after_fault(seat, fault, (time.perf_counter() - started) * 1000)
         ms = answer.ms or 0.0
-        self._charge(seat, ms)
+        if ms:  # an untimed answer (a player in this process) has nothing to pay
+            self._charge(seat, ms)
         try:
             self.recorder.decide(answer.action, ms=answer.ms)
         except (IllegalActionError, InvalidActionError) as error:
@@ -369,27 +370,29 @@ class Table:
 
     def _tell_everyone(self, event: Decided | HandScored, ms: float | None = None) -> None:
         """Each seat as it may know the event; watchers also get a decision's time."""
-        for seat in SEATS:
-            self.players[seat].observe(_as_seen_by(event, seat))
-        self._watch(
-            replace(event, ms=ms) if isinstance(event, Decided) and ms is not None else event
-        )
+        hidden = _as_others_see(event)
+        for seat, player in enumerate(self.players):
+            player.observe(hidden if hidden is not None and seat != hidden.seat else event)
+        if self.watchers:
+            self._watch(
+                replace(event, ms=ms) if isinstance(event, Decided) and ms is not None else event
+            )
 
     def _watch(self, event: TableEvent) -> None:
         for watcher in self.watchers:
             watcher(event)
 
 
-def _as_seen_by(event: Decided | HandScored, viewer: Seat) -> Decided | HandScored:
-    """Another seat's stock exchange hides the card it gave up."""
+def _as_others_see(event: Decided | HandScored) -> Decided | None:
+    """A stock exchange as the other seats see it, without the card given up; ``None``
+    when every seat sees the event as it is (made once per event, not once per seat)."""
     if (
         isinstance(event, Decided)
-        and event.seat != viewer
         and isinstance(event.action, StockChoice)
         and event.action.give_up is not None
     ):
         return Decided(event.hand, event.seat, StockChoice(event.action.move), event.forced)
-    return event
+    return None
 
 
 Result = TypeVar("Result")
