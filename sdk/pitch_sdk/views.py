@@ -112,7 +112,7 @@ def view_of(state: GameState, seat: Seat) -> PlayerView:
         decision=state.decision() if my_turn else None,
         legal_actions=tuple(state.legal_actions()) if my_turn else (),
         hand=state.hands[seat],
-        hand_sizes=tuple(mask.bit_count() for mask in state.hands),  # type: ignore[arg-type]
+        hand_sizes=tuple(map(int.bit_count, state.hands)),  # type: ignore[arg-type]
         bids=state.bids,
         bidder=state.bidder,
         bid=state.bid,
@@ -121,10 +121,10 @@ def view_of(state: GameState, seat: Seat) -> PlayerView:
         discarded_down=state.discarded_down,  # type: ignore[arg-type]
         picked=state.picked,  # type: ignore[arg-type]
         centre=state.centre,
-        fill_sizes=tuple(mask.bit_count() for mask in state.fill),  # type: ignore[arg-type]
+        fill_sizes=tuple(map(int.bit_count, state.fill)),  # type: ignore[arg-type]
         fill=state.fill[seat],
         stock_size=len(state.stock),
-        look=tuple(_look_event(entry, seat) for entry in state.look_log),
+        look=_look_as_seen(state.look_log, seat),
         look_card=state.look_cards[0] if looking_now else None,
         look_remaining=len(state.look_cards),
         tricks=state.tricks,
@@ -137,8 +137,30 @@ def view_of(state: GameState, seat: Seat) -> PlayerView:
     )
 
 
-def _look_event(entry: tuple[Seat, Card, StockChoice], viewer: Seat) -> LookEvent:
-    seat, card, choice = entry
-    if seat == viewer:
-        return LookEvent(seat, choice.move, card, choice.give_up)
-    return LookEvent(seat, choice.move, None, None)
+def _look_as_seen(look_log: tuple[tuple[Seat, Card, StockChoice], ...], viewer: Seat) -> tuple:
+    """The look through the stock as ``viewer`` may see it: the cards of its own turns,
+    only the kind of choice for other seats'.
+
+    The engine's log is a tuple replaced at each stock decision, and the events are
+    frozen, so one tuple of events serves every view of the same log: each viewer keeps
+    its last one (the same object means the same log) instead of building it for every
+    view of a hand (the log keeps the whole look until the next deal)."""
+    last = _LAST_LOOK.get(viewer)
+    if last is not None and last[0] is look_log:
+        return last[1]
+    events = tuple(
+        LookEvent(seat, choice.move, card, choice.give_up)
+        if seat == viewer
+        else _HIDDEN_LOOK[seat][choice.move]
+        for seat, card, choice in look_log
+    )
+    _LAST_LOOK[viewer] = (look_log, events)
+    return events
+
+
+_LAST_LOOK: dict[Seat, tuple[object, tuple[LookEvent, ...]]] = {}
+"""Per viewer: the last look log seen and its events (``_look_as_seen``)."""
+_HIDDEN_LOOK = tuple(
+    {move: LookEvent(seat, move, None, None) for move in StockMove} for seat in range(4)
+)
+"""Another seat's look event: only the kind of choice, one shared value per seat and move."""
