@@ -247,6 +247,17 @@ def test_every_observation_of_a_game_matches_the_seats_view_field_by_field() -> 
     assert checked > 100
 
 
+def test_an_observation_is_built_once_a_step_and_afresh_after_the_step() -> None:
+    env = PitchEnv()
+    env.reset(seed=6)
+    agent = env.agent_selection
+    first = env.last()[0]
+    assert env.observe(agent) is first  # last() and observe() in one turn: one observation
+    env.step(int(np.flatnonzero(first["action_mask"])[0]))
+    after = env.observe(agent)
+    assert after is not first and not after["action_mask"].any()  # no longer its turn
+
+
 def test_other_seats_see_no_legal_actions_and_only_their_own_cards() -> None:
     env = PitchEnv()
     env.reset(seed=6)

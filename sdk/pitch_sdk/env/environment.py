@@ -10,7 +10,7 @@ seat's action. Seats given to ``bots`` are SDK bots that the table asks itself.
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Mapping
+from collections.abc import Awaitable, Generator, Mapping
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -39,17 +39,22 @@ def seat_of(agent: str) -> Seat:
     return int(agent.removeprefix("seat_"))
 
 
+_AGENTS = tuple(agent_name(seat) for seat in SEATS)
+_SEAT_OF = {agent: seat for seat, agent in enumerate(_AGENTS)}
+"""The two above as look-ups, for every step."""
+
+
 class _StepWait:
-    """What an environment seat awaits: the table's coroutine hands ``turn`` out to the
-    environment and gets back the action ``step()`` finished."""
+    """What the table awaits from an environment seat: its coroutine hands ``turn`` out to
+    the environment and gets back the answer with the action ``step()`` finished."""
 
     __slots__ = ("turn",)
 
     def __init__(self, turn: Turn) -> None:
         self.turn = turn
 
-    def __await__(self) -> Generator[Turn, Any, Any]:
-        return (yield self.turn)
+    def __await__(self) -> Generator[Turn, Any, Answer]:
+        return Answer((yield self.turn), None)
 
 
 class _AgentSeat:
@@ -62,8 +67,10 @@ class _AgentSeat:
     def start(self, game: GameStart) -> None:
         """Nothing to do: the agent reads everything from its observations."""
 
-    async def decide(self, turn: Turn) -> Answer:
-        return Answer(await _StepWait(turn), None)
+    def decide(self, turn: Turn) -> Awaitable[Answer]:
+        """The awaitable itself rather than a coroutine awaiting it: one frame fewer
+        for every step to pass through."""
+        return _StepWait(turn)
 
     def observe(self, event: SeatEvent) -> None:
         """Nothing to do: the observation is built from the view when asked."""
@@ -128,6 +135,11 @@ class PitchEnv(AECEnv):
         self._turn: Turn | None = None
         self._steps: DecisionSteps | None = None
         self._scored = 0
+        self._rewarded = False
+        """Whether ``rewards`` may hold anything but zeros (most steps score nothing, and
+        then PettingZoo's clearing and accumulating would add zeros)."""
+        self._observations: dict[str, dict[str, np.ndarray]] = {}
+        """Each agent's observation since the last step, built when first asked."""
         self.game_seed: int | None = None
         """The seed of the game being played: the table's seed, as ``pitch simulate``'s."""
 
@@ -165,6 +177,8 @@ class PitchEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
         self._scored = 0
+        self._rewarded = False
+        self._observations.clear()
         self._resume(None)
 
     def step(self, action: int | None) -> None:
@@ -175,20 +189,33 @@ class PitchEnv(AECEnv):
             IllegalIdError: the mask does not allow ``action`` now.
         """
         agent = self.agent_selection
+        self._observations.clear()
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
+            self._rewarded = False
             return
         assert self._steps is not None, "step() before reset()"
         finished = self._steps.take(int(action))  # type: ignore[arg-type]
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
         if finished is not None:
             self._resume(finished)
-        self._accumulate_rewards()
+        if self._rewarded:
+            self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The seat's view as numbers, and the ids it may take now (none if not its turn)."""
-        seat = seat_of(agent)
+        """The seat's view as numbers, and the ids it may take now (none if not its turn).
+
+        Built when first asked after a step, then the same arrays until the next step:
+        ``last()`` and ``observe()`` in one turn cost one observation."""
+        observation = self._observations.get(agent)
+        if observation is None:
+            observation = self._observations[agent] = self._observation(_SEAT_OF[agent])
+        return observation
+
+    def _observation(self, seat: Seat) -> dict[str, np.ndarray]:
         turn, steps = self._turn, self._steps
         if turn is not None and steps is not None and turn.view.seat == seat:
             return {"observation": encode(turn.view, steps.chosen), "action_mask": steps.mask()}
@@ -228,7 +255,7 @@ class PitchEnv(AECEnv):
         steps = DecisionSteps(turn.view.legal_actions)
         assert steps.action is None, "the table asks only decisions with two answers or more"
         self._turn, self._steps = turn, steps
-        self.agent_selection = agent_name(turn.view.seat)
+        self.agent_selection = _AGENTS[turn.view.seat]
         self._score()
 
     def _score(self) -> None:
@@ -241,7 +268,8 @@ class PitchEnv(AECEnv):
         self._scored = len(results)
         gain = (after[0] - before[0]) - (after[1] - before[1])
         for agent in self.agents:
-            self.rewards[agent] += gain if team_of(seat_of(agent)) == 0 else -gain
+            self.rewards[agent] += gain if team_of(_SEAT_OF[agent]) == 0 else -gain
+        self._rewarded = True
 
     def _finish(self) -> None:
         assert self._table is not None
@@ -250,6 +278,7 @@ class PitchEnv(AECEnv):
         for agent in self.agents:
             self.terminations[agent] = True
             if self.reward == "game" and outcome.winner is not None:
-                self.rewards[agent] += 1.0 if team_of(seat_of(agent)) == outcome.winner else -1.0
+                self.rewards[agent] += 1.0 if team_of(_SEAT_OF[agent]) == outcome.winner else -1.0
+                self._rewarded = True
         if self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]
