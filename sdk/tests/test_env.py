@@ -19,6 +19,7 @@ from pettingzoo.test import api_test, seed_test
 from pitch_sdk.actions import Bid, Discard, PickUp, parse_action
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import JOKER, SECOND_JOKER, parse_cards
+from pitch_sdk.deck import deck_for
 from pitch_sdk.env import (
     DONE,
     DecisionSteps,
@@ -38,6 +39,7 @@ from pitch_sdk.env.observation import (
 )
 from pitch_sdk.progress import Phase
 from pitch_sdk.record import replay
+from pitch_sdk.rules import CHANCE, GameState
 from pitch_sdk.selfplay import play_game
 
 
@@ -302,6 +304,23 @@ def test_every_single_step_id_reads_back_as_its_action() -> None:
     card_steps = range(DISCARD_IDS, DONE + 1)  # discards and pick-ups: cards of a set
     for number in (n for n in range(ACTION_COUNT) if n not in card_steps):
         assert action_id(parse_action(describe(number))) == number
+
+
+def test_the_ids_of_every_decision_in_games_are_those_action_id_gives() -> None:
+    kinds = set()
+    for seed in range(3):
+        state = GameState()
+        rng = random.Random(seed)
+        while not state.is_over():
+            if state.current_seat() == CHANCE:
+                state.deal(deck_for(seed, state.hand_number + 1))
+                continue
+            legal = state.legal_actions()
+            if not isinstance(legal[0], (Discard, PickUp)):
+                kinds.add(type(legal[0]))
+                assert DecisionSteps(legal).legal_ids == [action_id(a) for a in legal]
+            state.advance(rng.choice(legal))
+    assert len(kinds) == 4  # bids, trumps, stock choices, plays
 
 
 def test_every_id_has_a_description_and_none_past_the_space() -> None:
