@@ -260,6 +260,32 @@ def test_an_observation_is_built_once_a_step_and_afresh_after_the_step() -> None
     assert after is not first and not after["action_mask"].any()  # no longer its turn
 
 
+def test_environments_played_in_turn_observe_exactly_as_each_played_alone() -> None:
+    alone = [play_randomly(PitchEnv(), seed, random.Random(seed)) for seed in (21, 22)]
+    envs, rngs = [PitchEnv(), PitchEnv()], [random.Random(21), random.Random(22)]
+    for env, seed in zip(envs, (21, 22), strict=True):
+        env.reset(seed=seed)
+    iterators = [iter(env.agent_iter()) for env in envs]
+    seen: list[list[tuple]] = [[], []]
+    while any(iterators):
+        for at, env in enumerate(envs):  # one step of each in turn: the memos see both
+            agent = next(iterators[at], None) if iterators[at] else None
+            if agent is None:
+                iterators[at] = None
+                continue
+            observation, reward, terminated, _truncated, _info = env.last()
+            seen[at].append((agent, observation["observation"], observation["action_mask"], reward))
+            legal = np.flatnonzero(observation["action_mask"])
+            env.step(None if terminated else int(legal[int(rngs[at].random() * len(legal))]))
+    for played, expected in zip(seen, alone, strict=True):
+        assert len(played) == len(expected)
+        for (agent, vector, mask, reward), (agent2, vector2, mask2, reward2) in zip(
+            played, expected, strict=True
+        ):
+            assert (agent, reward) == (agent2, reward2)
+            assert np.array_equal(vector, vector2) and np.array_equal(mask, mask2)
+
+
 def test_other_seats_see_no_legal_actions_and_only_their_own_cards() -> None:
     env = PitchEnv()
     env.reset(seed=6)
