@@ -16,7 +16,11 @@ from typer.testing import CliRunner
 from pitch_cli import app
 from pitch_sdk.record import load_record
 
-from .test_match_mixed import renamed_sample
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from bot_copies import renamed_sample  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GREEDY, RANDOM = ROOT / "sample_bots" / "greedy", ROOT / "sample_bots" / "random"

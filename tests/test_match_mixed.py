@@ -25,20 +25,13 @@ from pitch_referee.match import (
 )
 from pitch_sdk.record import load_record, replay
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = {"greedy": ROOT / "sample_bots" / "greedy", "random": ROOT / "sample_bots" / "random"}
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from bot_copies import renamed_sample  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-def renamed_sample(sample: str, name: str, where: Path) -> Entrant:
-    """A copy of a sample bot under another name (names tell the four bots apart)."""
-    folder = where / name
-    if not folder.exists():
-        shutil.copytree(SAMPLES[sample], folder)
-        manifest = folder / "bot.toml"
-        manifest.write_text(manifest.read_text().replace(f'name = "{sample}"', f'name = "{name}"'))
-    return Entrant.from_folder(folder)
 
 
 @pytest.fixture(scope="module")

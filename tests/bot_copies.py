@@ -1,0 +1,22 @@
+"""Sample bots under other names, for tests that need several different bots (bots are
+told apart by name: four-bot matches, the ladder)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pitch_referee.match import Entrant
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = {"greedy": ROOT / "sample_bots" / "greedy", "random": ROOT / "sample_bots" / "random"}
+
+
+def renamed_sample(sample: str, name: str, where: Path) -> Entrant:
+    """A copy of the sample bot ``sample`` named ``name``, made in ``where`` once."""
+    folder = where / name
+    if not folder.exists():
+        shutil.copytree(SAMPLES[sample], folder)
+        manifest = folder / "bot.toml"
+        manifest.write_text(manifest.read_text().replace(f'name = "{sample}"', f'name = "{name}"'))
+    return Entrant.from_folder(folder)
