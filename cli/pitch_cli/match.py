@@ -149,8 +149,10 @@ def match(
     ] = False,
     cluster: ClusterOption = None,
 ) -> None:
-    """Play a match between two bots (duplicate deals, Elo with a 95% interval, SPRT), or
-    between four in every partnership."""
+    """Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT.
+
+    Four bots play the mixed-partnership format: three team matches on the same deals,
+    each bot partnering every other one, rated by a team model."""
     if cluster and attach:
         raise PitchError("--attach: bots started by hand cannot play on a cluster")
     with match_workers(cluster) as workers:
