@@ -9,7 +9,8 @@ what is hidden.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from .actions import Action, Decision, StockChoice, StockMove
@@ -97,11 +98,29 @@ class PlayerView:
     outcome: Outcome | None
 
 
+def _view_maker() -> Callable[..., PlayerView]:
+    """A maker of ``PlayerView``s that sets each field straight through its slot, written
+    out from the fields (as ``dataclasses`` writes ``__init__``; keyword arguments, all
+    required). A frozen dataclass's own ``__init__`` goes through ``object.__setattr__``
+    for every field, which costs twice as much, and a view is made for every decision of
+    every game. The view is the same: same class, same fields, frozen to its users."""
+    names = [field.name for field in fields(PlayerView)]
+    namespace: dict[str, object] = {"_new": object.__new__, "PlayerView": PlayerView}
+    namespace.update({f"_set_{name}": getattr(PlayerView, name).__set__ for name in names})
+    source = f"def make_view(*, {', '.join(names)}):\n    view = _new(PlayerView)\n"
+    source += "".join(f"    _set_{name}(view, {name})\n" for name in names)
+    exec(source + "    return view\n", namespace)
+    return namespace["make_view"]  # type: ignore[return-value]
+
+
+_make_view = _view_maker()
+
+
 def view_of(state: GameState, seat: Seat) -> PlayerView:
     """Build ``seat``'s view of ``state``; hidden cards never enter it."""
     my_turn = state.to_move == seat
     looking_now = my_turn and state.phase == LOOKING
-    return PlayerView(
+    return _make_view(
         seat=seat,
         options=state.options,
         hand_number=state.hand_number,

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import warnings
+from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,7 @@ from pitch_sdk.progress import Phase
 from pitch_sdk.record import replay
 from pitch_sdk.rules import CHANCE, GameState
 from pitch_sdk.selfplay import play_game
+from pitch_sdk.views import PlayerView
 
 
 def play_randomly(env: PitchEnv, seed: int, rng: random.Random) -> list[tuple]:
@@ -284,6 +286,21 @@ def test_environments_played_in_turn_observe_exactly_as_each_played_alone() -> N
         ):
             assert (agent, reward) == (agent2, reward2)
             assert np.array_equal(vector, vector2) and np.array_equal(mask, mask2)
+
+
+def test_views_are_the_frozen_dataclass_their_own_constructor_makes() -> None:
+    state, rng = GameState(), random.Random(3)
+    while not state.is_over() and state.hand_number < 3:
+        if state.current_seat() == CHANCE:
+            state.deal(deck_for(3, state.hand_number + 1))
+            continue
+        for seat in range(4):
+            view = state.view(seat)  # made by views._make_view, slot by slot
+            again = PlayerView(**{field.name: getattr(view, field.name) for field in fields(view)})
+            assert view == again and hash(view) == hash(again)
+            with pytest.raises(FrozenInstanceError):
+                view.seat = 0  # type: ignore[misc]
+        state.advance(rng.choice(state.legal_actions()))
 
 
 def test_other_seats_see_no_legal_actions_and_only_their_own_cards() -> None:
