@@ -1,12 +1,12 @@
 """The PettingZoo environment's speed: steps per second with random legal actions, next to
 the engine's decisions per second, the table's, and the floor of any PettingZoo AEC
-environment, all measured in the same run.
+environment, all measured in the same run; and where a step's time goes.
 
 Run by hand: ``uv run python bench/env.py [--seconds S] [--repeats N]``. Results are
 recorded in ``bench/RESULTS.md`` under ``## env``. Time is this process's CPU time, and
-each repeat runs the four loops one after the other, so that a machine busy with other
-work shifts them alike; the ratios are taken within each repeat. Four loops, each
-choosing uniformly at random among the legal options:
+each repeat runs every loop one after the other, so that a machine busy with other work
+shifts them alike; the ratios are taken within each repeat. Each loop chooses uniformly
+at random among the legal options:
 
 - engine: ``GameState`` alone (``legal_actions`` and ``advance``), every decision
   counted, forced ones included (as ``bench/engine.py``);
@@ -19,15 +19,27 @@ choosing uniformly at random among the legal options:
 
 The floor and the env run the same loop: ``last()`` then ``step()`` with a random legal
 id from the mask (``np.flatnonzero``), counting steps (dead steps at the end excluded).
+
+Where the time goes: the env loop again, with one more part of the step taken out each
+time (``STRIPPED``), the same games (the same random choices from the same legal ids),
+so that each difference is what that part costs in place, caches and all: the
+observation (the caller picks from the legal ids), then the seat's ``PlayerView`` (the
+table hands over the seat and its legal actions only), then the checked apply with its
+undo snapshot and the record entry (``advance`` only), then the events told to the
+seats. What is left is the floor, the engine's own decisions, and the rest of the
+table's loop and of the environment. The parts are taken out by patching this process
+only, for the loop's duration: those games are not games anyone should play.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
+from unittest import mock
 
 import numpy as np
 from gymnasium import spaces
@@ -35,10 +47,13 @@ from pettingzoo import AECEnv
 
 from pitch_sdk.actions import Action
 from pitch_sdk.bot import Bot
+from pitch_sdk.cards import Seat
 from pitch_sdk.deck import deck_for
 from pitch_sdk.env import ACTION_COUNT, OBSERVATION_SIZE, PitchEnv
+from pitch_sdk.record import GameRecorder
 from pitch_sdk.rules import CHANCE, GameState
 from pitch_sdk.selfplay import play_game
+from pitch_sdk.table import Table
 from pitch_sdk.views import PlayerView
 
 
@@ -205,27 +220,97 @@ def decisions_per_step(games: int, seed: int) -> float:
     return decisions / steps
 
 
+def _floor_observation(env: PitchEnv, agent: str) -> dict[str, np.ndarray]:
+    """What the floor observes: fresh arrays, nothing in them but the legal ids."""
+    mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+    steps = env._steps  # a benchmark's look inside
+    if steps is not None and agent == env.agent_selection:
+        mask[steps.legal_ids] = 1
+    return {"observation": np.zeros(OBSERVATION_SIZE, dtype=np.float32), "action_mask": mask}
+
+
+class _SeatOnly:
+    """A stand-in for a ``PlayerView``: the seat and its legal actions, all the
+    environment reads from a view when it does not observe."""
+
+    __slots__ = ("legal_actions", "seat")
+
+    def __init__(self, seat: Seat, legal_actions: tuple[Action, ...]) -> None:
+        self.seat = seat
+        self.legal_actions = legal_actions
+
+
+def _seat_only(state: GameState, seat: Seat) -> _SeatOnly:
+    return _SeatOnly(seat, state.legal_actions() if state.to_move == seat else ())
+
+
+def _advance_only(recorder: GameRecorder, action: Action, *, ms: float | None = None) -> None:
+    recorder.state.advance(action)
+
+
+def _tell_nobody(table: Table, event: object, ms: float | None = None) -> None:
+    pass
+
+
+STRIPPED: tuple[tuple[str, tuple[type, str, Callable]], ...] = (
+    ("the observation and mask", (PitchEnv, "observe", _floor_observation)),
+    ("the seat's PlayerView", (GameState, "view", _seat_only)),
+    (
+        "the checked apply, its undo snapshot, the record entry",
+        (GameRecorder, "decide", _advance_only),
+    ),
+    ("the events told to the four seats", (Table, "_tell_everyone", _tell_nobody)),
+)
+"""The parts of a step taken out one after the other: (what it is, the patch)."""
+
+
+@contextlib.contextmanager
+def _without(parts: int) -> Iterator[None]:
+    """The first ``parts`` of ``STRIPPED`` taken out of this process, for the block."""
+    with contextlib.ExitStack() as stack:
+        for _part, patch in STRIPPED[:parts]:
+            stack.enter_context(mock.patch.object(*patch))
+        yield
+
+
+def stripped_steps(parts: int) -> Callable[[float, int], tuple[int, float]]:
+    """The env loop with the first ``parts`` of ``STRIPPED`` taken out."""
+
+    def loop(seconds: float, seed: int) -> tuple[int, float]:
+        with _without(parts):
+            return aec_steps(PitchEnv, seconds, seed)
+
+    return loop
+
+
 LOOPS: dict[str, Callable[[float, int], tuple[int, float]]] = {
     "engine": engine_decisions,
     "table": table_decisions,
     "floor": floor_steps,
     "env": env_steps,
 }
+LOOPS.update({f"stripped {parts}": stripped_steps(parts) for parts in range(1, len(STRIPPED) + 1)})
 RATIOS = (("env", "engine"), ("env", "table"), ("env", "floor"), ("floor", "engine"))
 """(a, b): the cost of a step or decision of loop a, in decisions or steps of loop b."""
 
 
-def measure(seconds: float, seeds: range) -> tuple[dict[str, list[float]], dict[tuple, list]]:
-    """Each loop's rate in each repeat, and each of ``RATIOS`` within each repeat."""
+def measure(seconds: float, seeds: range) -> dict[str, list[float]]:
+    """Each loop's rate in each repeat."""
     rates: dict[str, list[float]] = {name: [] for name in LOOPS}
-    ratios: dict[tuple, list[float]] = {pair: [] for pair in RATIOS}
     for seed in seeds:
         for name, loop in LOOPS.items():
             count, elapsed = loop(seconds, seed)
             rates[name].append(count / elapsed)
-        for slow, fast in RATIOS:
-            ratios[slow, fast].append(rates[fast][-1] / rates[slow][-1])
-    return rates, ratios
+    return rates
+
+
+def in_engine_decisions(rates: dict[str, list[float]]) -> dict[str, list[float]]:
+    """Each loop's step (or decision) in bare engine decisions, repeat by repeat: ratios
+    taken within each repeat, so that a busy machine slows both sides alike."""
+    return {
+        name: [engine / rate for engine, rate in zip(rates["engine"], loop, strict=True)]
+        for name, loop in rates.items()
+    }
 
 
 def main() -> None:
@@ -234,22 +319,43 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="the medians are shown")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    rates, ratios = measure(args.seconds, range(args.seed, args.seed + args.repeats))
+    rates = measure(args.seconds, range(args.seed, args.seed + args.repeats))
     units = {"engine": "decisions/s", "table": "decisions/s", "floor": "steps/s", "env": "steps/s"}
     for name, unit in units.items():
         rate = median(rates[name])
         print(f"{name:6}: {rate:9,.0f} {unit:12} ({1e6 / rate:6.1f} us each)")
     print("ratios within each repeat (median, then each repeat):")
     for slow, fast in RATIOS:
-        each = " ".join(f"{ratio:.2f}" for ratio in ratios[slow, fast])
-        print(f"  {slow} / {fast}: {median(ratios[slow, fast]):5.2f}x  ({each})")
-    per_step = decisions_per_step(20, args.seed)
-    bound = per_step + median(ratios["floor", "engine"])
+        ratios = [a / b for a, b in zip(rates[fast], rates[slow], strict=True)]
+        each = " ".join(f"{ratio:.2f}" for ratio in ratios)
+        print(f"  {slow} / {fast}: {median(ratios):5.2f}x  ({each})")
+    cost = in_engine_decisions(rates)
+    decisions = decisions_per_step(20, args.seed)
     print(
-        f"a step plays {per_step:.2f} engine decisions (forced ones included): no AEC "
-        f"environment on this engine can cost under {bound:.2f}x an engine decision "
-        "(those decisions plus the floor)"
+        f"a step plays {decisions:.2f} engine decisions (forced ones included): no AEC "
+        f"environment on this engine can cost under {decisions + median(cost['floor']):.2f}x "
+        "an engine decision (those decisions plus the floor)"
     )
+    show_parts(cost, decisions, 1e6 / median(rates["engine"]))
+
+
+def show_parts(cost: dict[str, list[float]], decisions: float, engine_us: float) -> None:
+    """Where a step's time goes: each part costs the difference it makes taken out,
+    within each repeat (the medians of the repeats, in engine decisions and in us)."""
+    chain = ["env", *(f"stripped {parts}" for parts in range(1, len(STRIPPED) + 1))]
+    rows: dict[str, list[float]] = {}
+    for at, (part, _patch) in enumerate(STRIPPED):
+        rows[part] = [a - b for a, b in zip(cost[chain[at]], cost[chain[at + 1]], strict=True)]
+    rows["the floor (MinimalAEC's step)"] = cost["floor"]
+    rows[f"the engine: {decisions:.2f} decisions at the bare engine's cost"] = [decisions]
+    rows["the rest: the table's loop and deals, Turn, coroutine, DecisionSteps"] = [
+        stripped - floor - decisions
+        for stripped, floor in zip(cost[chain[-1]], cost["floor"], strict=True)
+    ]
+    rows["total: an env step"] = cost["env"]
+    print("where an env step's time goes (in engine decisions, median of the repeats; in us):")
+    for part, costs in rows.items():
+        print(f"  {part:68} {median(costs):5.2f}  {median(costs) * engine_us:6.1f}")
 
 
 def median(values: Sequence[float]) -> float:
