@@ -14,8 +14,16 @@ from the ratings as they stand:
 
 A version plays at most its share of a step's matches (two per match over the versions,
 at least one), so one step spreads over the field; one still placing may play all of its
-placement in one step. Pure functions of plain data: the loop (``scheduler``) reads the
-data and writes the chosen matches.
+placement in one step.
+
+3. **Partnerships.** With ``quartets`` set, a step also plays groups of four bots in the
+   mixed-partnership format (each group's three team matches, ``docs/partnerships.md``):
+   each group is built from the two bots that have partnered each other least and the
+   bots that have partnered those least, so every two bots come to partner each other
+   and the partnerships stay even as versions come and go.
+
+Pure functions of plain data: the loop (``scheduler``) reads the data and writes the
+chosen matches.
 """
 
 from __future__ import annotations
@@ -55,12 +63,16 @@ class PairingSettings:
     """Matches chosen per step."""
     placement: int = 6
     """Matches a new version plays against a spread of the field before the rest."""
+    quartets: int = 0
+    """Groups of four bots per step that also play the mixed-partnership format (0: none)."""
 
     def __post_init__(self) -> None:
         if self.matches < 1:
             raise ValueError("a step plays at least one match")
         if self.placement < 0:
             raise ValueError("placement matches cannot be negative")
+        if self.quartets < 0:
+            raise ValueError("quartets per step cannot be negative")
 
 
 def next_pairings(
@@ -144,3 +156,39 @@ def _by_uncertainty(
     first, second = np.triu_indices(len(names), k=1)
     order = np.lexsort((second, first, -priority[first, second]))
     return ((names[first[k]], names[second[k]]) for k in order)
+
+
+def next_quartets(
+    names: Sequence[str], partnered: Mapping[frozenset[str], int], count: int
+) -> list[tuple[str, str, str, str]]:
+    """Up to ``count`` groups of four bots (each sorted by name, no bot in two groups) for
+    the next step's team matches, from ``partnered``: the team games each two bots have
+    played as partners.
+
+    Each group starts from the two bots that have partnered least (the first by name among
+    equals) and adds, one at a time, the bot that has partnered the group's members least.
+
+    >>> next_quartets(list("abcdef"), {frozenset("ab"): 6, frozenset("cd"): 6}, 2)
+    [('a', 'c', 'e', 'f')]
+    """
+    free = sorted(names)
+    index = {name: i for i, name in enumerate(free)}
+    together = np.zeros((len(free), len(free)))
+    for pair, games in partnered.items():
+        if len(pair) == 2 and pair <= index.keys():
+            i, j = (index[name] for name in pair)
+            together[i, j] = together[j, i] = games
+    taken = np.zeros(len(free), dtype=bool)
+    groups: list[tuple[str, str, str, str]] = []
+    while len(groups) < count and (~taken).sum() >= 4:
+        # the least partnered pair of free bots: argmin takes the first by name among equals
+        closed = taken[:, None] | taken[None, :] | np.tri(len(free), dtype=bool)
+        first, second = divmod(int(np.argmin(np.where(closed, np.inf, together))), len(free))
+        group = [first, second]
+        while len(group) < 4:
+            cost = together[:, group].sum(axis=1)
+            cost[taken] = cost[group] = np.inf
+            group.append(int(np.argmin(cost)))
+        taken[group] = True
+        groups.append(tuple(free[i] for i in sorted(group)))  # type: ignore[arg-type]
+    return groups

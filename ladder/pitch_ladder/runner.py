@@ -51,8 +51,7 @@ from .executor import play_match
 from .models import Bot, BotVersion, Game, GameRecord, Match, now
 from .ownership import deal_secret
 from .schedule import (
-    Pair,
-    TeamLineup,
+    Lineup,
     lineup_folder,
     lineup_seed,
     match_seeds,
@@ -142,20 +141,22 @@ def schedule_rounds(
 
 
 def schedule_round(
-    engine: Engine, pairs: Sequence[tuple[str, str]], games_per_match: int, rules: dict[str, Any]
+    engine: Engine, lineups: Sequence[Lineup], games_per_match: int, rules: dict[str, Any]
 ) -> int:
-    """Create one new round of the matches ``pairs`` (bot names, A first, each pair once)
-    between the bots' latest versions, as the service's scheduler chooses them; its number.
+    """Create one new round of the matches ``lineups`` (pairs of bot names, A first, and
+    team lineups; each at most once) between the bots' latest versions, as the service's
+    scheduler chooses them; its number.
 
     Raises:
         LadderError: fewer than two active bots.
-        ValueError: a bad rule or game count, or a pair twice (one folder per pair and round).
+        ValueError: a bad rule or game count, or a lineup twice (one folder per lineup and
+            round).
     """
-    if not pairs or len(set(pairs)) != len(pairs):
-        raise ValueError("a round has at least one pair of bots, and each pair at most once")
+    if not lineups or len(set(lineups)) != len(lineups):
+        raise ValueError("a round has at least one match, and each lineup at most once")
     with Session(engine) as session:
         latest = _active_latest(session)
-        number = _write_rounds(session, latest, [list(pairs)], games_per_match, rules)
+        number = _write_rounds(session, latest, [list(lineups)], games_per_match, rules)
         session.commit()
         return number
 
@@ -173,9 +174,6 @@ def _active_latest(session: Session) -> dict[str, int]:
             "with `pitch ladder submit DIR`"
         )
     return latest  # type: ignore[return-value]
-
-
-Lineup = Pair | TeamLineup
 
 
 def _write_rounds(

@@ -23,6 +23,10 @@ Pair = tuple[str, str]
 """A match of same-bot teams: bot A against bot B."""
 TeamLineup = tuple[str, str, str, str]
 """A team match: bot A and its partner against bot B and its partner."""
+Lineup = Pair | TeamLineup
+"""Who plays a match: a pair, or a team lineup."""
+Quartet = tuple[str, str, str, str]
+"""Four bots, sorted by name, that play each other in all three partnerships."""
 
 
 def round_robin(names: list[str]) -> list[Pair]:
@@ -34,7 +38,7 @@ def round_robin(names: list[str]) -> list[Pair]:
     return list(combinations(sorted(names), 2))
 
 
-def quartets(names: list[str]) -> list[tuple[str, str, str, str]]:
+def quartets(names: list[str]) -> list[Quartet]:
     """Groups of four bots, each sorted by name, such that every two bots are in one
     group together at least once: the mixed-partnership rounds play each group in all
     three partnerships, so every bot partners every other one.
@@ -72,12 +76,18 @@ def _new_pairs(bot: str, group: list[str], apart: set[Pair]) -> int:
 
 def partnership_round(names: list[str]) -> list[TeamLineup]:
     """The team matches of a round of mixed partnerships: each of ``quartets`` in its
-    three partnerships (``pitch_referee.match.PARTNERSHIPS``)."""
-    return [
-        tuple(group[n] for n in partnership)  # type: ignore[misc]
-        for group in quartets(names)
-        for partnership in PARTNERSHIPS
-    ]
+    three partnerships."""
+    return [lineup for group in quartets(names) for lineup in team_matches(group)]
+
+
+def team_matches(group: Quartet) -> list[TeamLineup]:
+    """The three team matches of a group of four bots, one per way of pairing them
+    (``pitch_referee.match.PARTNERSHIPS``).
+
+    >>> team_matches(("a", "b", "c", "d"))
+    [('a', 'b', 'c', 'd'), ('a', 'c', 'b', 'd'), ('a', 'd', 'b', 'c')]
+    """
+    return [tuple(group[n] for n in partnership) for partnership in PARTNERSHIPS]  # type: ignore[misc]
 
 
 def match_seed(secret: str, round_number: int, a: str, b: str) -> int:

@@ -4,7 +4,8 @@
 ``pitch serve`` keeps playing: each step it finishes whatever an earlier step left
 unfinished (a restart, ``kill -9`` included, loses and repeats nothing: the runner's
 resume), else chooses a few matches (``pairing``: new versions' placement first, then the
-pairings whose outcome is least known), writes them as one round and plays them through
+pairings whose outcome is least known; with ``quartets``, groups of four bots in the
+mixed-partnership format too), writes them as one round and plays them through
 the executor seam (``runner.play_pending``), storing each game with its ratings as it
 finishes. Between steps it looks at the pause switch, which lives in the database
 (``scheduler_state``) so that the CLI and the API can flip it while it runs, and waits
@@ -36,8 +37,9 @@ from .executor import local_executor, local_pool
 from .ladder import Ladder, require_sandbox
 from .lock import RunLock
 from .models import Match, PairTotal, SchedulerState, now
-from .pairing import Entrant, PairingSettings, next_pairings
+from .pairing import Entrant, PairingSettings, next_pairings, next_quartets
 from .runner import Pools, ProgressCallback, pending_rounds, play_pending, schedule_round
+from .schedule import Pair, Quartet, TeamLineup, team_matches
 from .standings import current_fit, latest_versions
 
 log = logging.getLogger(__name__)
@@ -80,9 +82,11 @@ class Step:
 
     round: int | None
     """The round it wrote, or ``None`` (it finished an earlier one, or had nothing to do)."""
-    pairs: tuple[tuple[str, str], ...]
+    pairs: tuple[Pair, ...]
     games: int
     """Games stored."""
+    teams: tuple[TeamLineup, ...] = ()
+    """The round's team matches (the mixed-partnership format)."""
 
 
 def status(ladder: Ladder) -> Status:
@@ -185,16 +189,22 @@ class Scheduler:
             return None
         self.ladder.check_database()
         number: int | None = None
-        pairs: list[tuple[str, str]] = []
+        pairs: list[Pair] = []
+        teams: list[TeamLineup] = []
         if not pending_rounds(self.ladder.engine):
-            pairs = self.next_pairs()
+            pairs, groups = self.next_matches()
+            teams = [lineup for group in groups for lineup in team_matches(group)]
             if not pairs:
                 return None
             settings = self.settings
             number = schedule_round(
-                self.ladder.engine, pairs, settings.games_per_match, settings.rules
+                self.ladder.engine, [*pairs, *teams], settings.games_per_match, settings.rules
             )
-            log.info("round %d: %s", number, ", ".join(f"{a} vs {b}" for a, b in pairs))
+            log.info(
+                "round %d: %s",
+                number,
+                ", ".join([f"{a} vs {b}" for a, b in pairs] + [_team_match(t) for t in teams]),
+            )
         report = play_pending(
             self.ladder.folder,
             self.ladder.engine,
@@ -204,14 +214,15 @@ class Scheduler:
             self.ladder.check_database,
         )
         log.info("stored %d game(s) of %d match(es)", report.games, report.matches)
-        return Step(number, tuple(pairs), report.games)
+        return Step(number, tuple(pairs), report.games, tuple(teams))
 
-    def next_pairs(self) -> list[tuple[str, str]]:
-        """The pairs the next round plays, from the ratings and counts as they stand."""
+    def next_matches(self) -> tuple[list[Pair], list[Quartet]]:
+        """The pairs the next round plays, from the ratings and counts as they stand, and
+        the groups of four that play its team matches (``PairingSettings.quartets``)."""
         with Session(self.ladder.engine) as session:
             latest = {version.id: bot.name for bot, version in latest_versions(session)}
             if len(latest) < 2:
-                return []
+                return [], []
             fit = current_fit(session)
             group_of = {v: i for i, group in enumerate(fit.groups) for v in group}
             matches = _matches_per_version(session)
@@ -222,6 +233,8 @@ class Scheduler:
                 )
                 if a in latest and b in latest
             }
+            pairing = self.settings.pairing
+            partnered = _partnered(session, latest) if pairing.quartets else {}
         entrants = [
             Entrant(
                 name=name,
@@ -237,7 +250,9 @@ class Scheduler:
             for version, name in latest.items()
             if version is not None
         ]
-        return next_pairings(entrants, between, self.settings.pairing)
+        return next_pairings(entrants, between, pairing), next_quartets(
+            list(latest.values()), partnered, pairing.quartets
+        )
 
 
 class KeptPool:
@@ -278,6 +293,32 @@ def _broken(pool: Executor) -> bool:
     except BrokenProcessPool:
         return True
     return False
+
+
+def _team_match(lineup: TeamLineup) -> str:
+    a, a_partner, b, b_partner = lineup
+    return f"{a}+{a_partner} vs {b}+{b_partner}"
+
+
+def _partnered(session: Session, latest: dict[int, str]) -> dict[frozenset[str], int]:
+    """The team games each two of the latest versions (named) are scheduled to play, or
+    have played, as partners."""
+    counts: dict[frozenset[str], int] = {}
+    sides = (
+        (col(Match.a_version_id), col(Match.a_partner_version_id)),
+        (col(Match.b_version_id), col(Match.b_partner_version_id)),
+    )
+    for version, partner in sides:
+        query = (
+            select(version, partner, func.sum(Match.games_planned))
+            .where(partner.is_not(None), Match.status != "cancelled")
+            .group_by(version, partner)
+        )
+        for one, other, games in session.exec(query):
+            if one in latest and other in latest:
+                pair = frozenset((latest[one], latest[other]))
+                counts[pair] = counts.get(pair, 0) + (games or 0)
+    return counts
 
 
 def _matches_per_version(session: Session) -> dict[int, int]:

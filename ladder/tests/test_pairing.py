@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pitch_ladder.pairing import Entrant, PairingSettings, next_pairings
+from pitch_ladder.pairing import Entrant, PairingSettings, next_pairings, next_quartets
+from pitch_ladder.schedule import team_matches
 
 
 def _rated(name: str, rating: float, width: float = 100.0, matches: int = 50) -> Entrant:
@@ -77,6 +80,57 @@ def test_fewer_than_two_versions_have_nothing_to_play():
 def test_settings_refuse_a_step_without_matches():
     with pytest.raises(ValueError, match="at least one match"):
         PairingSettings(matches=0)
+
+
+def test_settings_refuse_negative_quartets():
+    with pytest.raises(ValueError, match="quartets per step cannot be negative"):
+        PairingSettings(quartets=-1)
+
+
+def test_a_quartet_starts_from_the_bots_that_partnered_least():
+    partnered = {frozenset("ab"): 6, frozenset("cd"): 6, frozenset("ae"): 2}
+    # a and c never partnered; f never partnered either of them; then e (2) before b or d (6)
+    assert next_quartets(list("abcdef"), partnered, 1) == [("a", "c", "e", "f")]
+    assert next_quartets(list("abcdef"), {}, 1) == [("a", "b", "c", "d")]
+
+
+def test_fewer_than_four_bots_make_no_quartet_and_none_asked_none_given():
+    assert next_quartets(list("abc"), {}, 3) == []
+    assert next_quartets(list("abcdefgh"), {}, 0) == []
+
+
+@given(st.integers(4, 30), st.integers(0, 9))
+def test_a_steps_quartets_are_four_different_bots_each_in_one_group_at_most(count, asked):
+    names = [f"bot{n:02d}" for n in range(count)]
+    groups = next_quartets(names, {}, asked)
+    assert len(groups) == min(asked, count // 4)
+    members = [bot for group in groups for bot in group]
+    assert len(members) == len(set(members)) and set(members) <= set(names)
+    assert all(list(group) == sorted(group) for group in groups)
+
+
+def _play_steps(names, partnered, per_step, steps):
+    """Play ``steps`` scheduler steps of quartets, counting partnerships in team matches."""
+    for _step in range(steps):
+        for group in next_quartets(names, partnered, per_step):
+            for a, a_partner, b, b_partner in team_matches(group):
+                for pair in (frozenset((a, a_partner)), frozenset((b, b_partner))):
+                    partnered[pair] = partnered.get(pair, 0) + 1
+
+
+@given(st.integers(4, 16), st.integers(1, 3))
+def test_steps_of_quartets_make_every_two_bots_partners_and_keep_the_partnerships_even(
+    count, per_step
+):
+    names = [f"bot{n:02d}" for n in range(count)]
+    pairs = [frozenset(pair) for pair in combinations(names, 2)]
+    partnered: dict[frozenset[str], int] = {}
+    while not all(partnered.get(pair) for pair in pairs):  # each step partners a new pair
+        _play_steps(names, partnered, per_step, 1)
+    assert max(partnered.values()) <= 4, "nobody partners four times before all have once"
+    _play_steps(names, partnered, per_step, 30)
+    counts = [partnered[pair] for pair in pairs]
+    assert max(counts) - min(counts) <= 3, "in the long run the partnerships stay even"
 
 
 entrants = st.lists(

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, comparable_ladder, ladder_outcome
+from ladder_testkit import GREEDY, RANDOM, cli, comparable_ladder, ladder_outcome
 from sqlmodel import Session, col, func, select
 
 from pitch_ladder.errors import LadderError
@@ -53,6 +53,37 @@ def test_each_step_writes_one_round_of_chosen_matches_and_stores_their_games(tmp
         assert first.games == second.games == 2
         assert len(set(_games(ladder))) == 4
         assert [line.games for line in ladder.standings()] == [4, 4]
+
+
+@pytest.mark.slow
+def test_a_step_with_quartets_plays_a_group_of_four_in_its_three_partnerships(tmp_path):
+    folder = tmp_path / "ladder"
+    cli("ladder", "init", "--ladder", folder)
+    for bot, name in ((GREEDY, "greedy"), (RANDOM, "random"), (GREEDY, "ace"), (RANDOM, "dud")):
+        cli("ladder", "submit", bot, "--name", name, "--ladder", folder)
+    settings = SchedulerSettings(
+        pairing=PairingSettings(matches=1, placement=0, quartets=1),
+        games_per_match=2,
+        rules={"hand_cap": 2},
+    )
+    with Ladder.open(folder) as ladder, Scheduler(ladder, settings, workers=2) as scheduler:
+        step = scheduler.step()
+        assert step is not None and len(step.pairs) == 1
+        assert step.teams == (
+            ("ace", "dud", "greedy", "random"),
+            ("ace", "greedy", "dud", "random"),
+            ("ace", "random", "dud", "greedy"),
+        )
+        assert step.games == 8
+        with Session(ladder.engine) as session:
+            team_games = session.exec(
+                select(func.count()).where(col(Game.a_partner_version_id).is_not(None))
+            ).one()
+        assert team_games == 6
+        assert all(line.team is not None for line in ladder.standings())
+        # the next step's group is the same four (there are no others), so the partnerships
+        # stay even: each pair has partnered in one match of two games
+        assert scheduler.next_matches()[1] == [("ace", "dud", "greedy", "random")]
 
 
 @pytest.mark.slow

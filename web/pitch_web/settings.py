@@ -12,6 +12,7 @@ line win over the file.
     games_per_match = 2
     matches_per_step = 8
     placement_matches = 6
+    quartets_per_step = 0   # groups of four that also play the mixed-partnership format
     interval_s = 0          # the least time between steps' starts: a rate limit
     rules = { hand_cap = 30 }
 
@@ -55,6 +56,7 @@ class SchedulerFile:
     games_per_match: int = 2
     matches_per_step: int = 8
     placement_matches: int = 6
+    quartets_per_step: int = 0
     interval_s: float = 0.0
     rules: dict[str, Any] = field(default_factory=dict)
 
@@ -69,7 +71,9 @@ class SchedulerFile:
             ValueError: a value out of range, or an unknown or bad rule.
         """
         return SchedulerSettings(
-            pairing=PairingSettings(self.matches_per_step, self.placement_matches),
+            pairing=PairingSettings(
+                self.matches_per_step, self.placement_matches, self.quartets_per_step
+            ),
             games_per_match=self.games_per_match,
             rules=RuleOptions.from_dict(self.rules).to_dict(),
             interval_s=self.interval_s,

@@ -20,11 +20,12 @@ def test_a_settings_file_sets_the_server_the_scheduler_and_the_upload_limits(tmp
     settings = _load(
         tmp_path,
         "[server]\nport = 8123\n[scheduler]\nworkers = 1\ninterval_s = 2\n"
-        "rules = { hand_cap = 3 }\n[uploads]\nmax_entries = 10\n",
+        "quartets_per_step = 2\nrules = { hand_cap = 3 }\n[uploads]\nmax_entries = 10\n",
     )
     assert settings.server.port == 8123 and settings.server.host == "127.0.0.1"
     scheduler = settings.scheduler.settings()
     assert scheduler.interval_s == 2 and scheduler.rules["hand_cap"] == 3
+    assert scheduler.pairing.quartets == 2
     assert settings.scheduler.workers == 1 and settings.uploads.max_entries == 10
 
 
@@ -42,6 +43,7 @@ def test_no_file_is_the_defaults():
         ("[scheduler]\nspeed = 1", "[scheduler] has no setting 'speed'"),
         ("[scheduler]\nworkers = 0", "workers must be at least 1"),
         ("[scheduler]\ngames_per_match = 0", "at least one game"),
+        ("[scheduler]\nquartets_per_step = -1", "quartets per step cannot be negative"),
         ("[scheduler]\nrules = { bogus = 1 }", "unknown rule option 'bogus'"),
         ("[uploads]\nmax_entries = true", "[uploads] max_entries must be int, not True"),
         ("server = 3", "server must be a table"),
