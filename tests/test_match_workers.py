@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing.synchronize
 import os
 import re
 import signal
@@ -12,6 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+
+from pitch_referee.match import Entrant, MatchSettings, MatchStatus, run_match
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
 
@@ -90,3 +95,21 @@ def test_a_killed_worker_ends_the_match_with_an_error_and_resume_finishes_it(tmp
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["status"], summary["games_played"]) == ("finished", 8)
     assert all((out / "games" / name).read_bytes() == data for name, data in kept.items())
+
+
+def test_a_match_on_worker_processes_makes_no_named_semaphore_to_leak(tmp_path, monkeypatch):
+    """A multiprocessing queue's named semaphores, left by a worker stopped at the wrong
+    moment, had the resource tracker warn after the match's own last word."""
+    made: list[str] = []
+    real = multiprocessing.synchronize.SemLock.__init__
+
+    def recording(self, *args, **kwargs):
+        made.append(type(self).__name__)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(multiprocessing.synchronize.SemLock, "__init__", recording)
+    random = Entrant.from_folder(ROOT / "sample_bots" / "random")
+    settings = MatchSettings(games=4, concurrency=2, rules={"hand_cap": 2})
+    summary = run_match(random, random, settings, tmp_path / "m", announce=lambda _: None)
+    assert (summary.status, summary.games_played) == (MatchStatus.FINISHED, 4)
+    assert made == []

@@ -1,7 +1,7 @@
 """The workers that play a match's deal pairs: one referee each, on threads or processes.
 
-The workers take deal pairs from one queue, so a worker that drew short games takes
-more of them and all finish together. One worker runs on a thread of the match's
+Each worker asks the match for its next deal pair when it is free, so a worker that drew
+short games takes more of them and all finish together. One worker runs on a thread of the match's
 process (which is also how bots started by hand join); more run in worker processes,
 one referee each, so they use every core, each pinned to its own unless
 ``settings.affinity`` is off.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import multiprocessing.connection
 import os
-import queue
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -78,59 +78,90 @@ def run_workers(
     """Outcomes as games finish; closing the generator (or Ctrl-C) stops every worker,
     each in the middle of its game if need be (that game leaves no record).
 
-    Each worker says when it has no pairs left. One that ends without saying so (a
-    killed process, a crash) took a pair with it, so the match cannot finish.
+    Each worker talks to the match over its own pipe: it asks for a pair when it is
+    free, reports each outcome, and says when it is done. A pipe, not a queue, because a
+    multiprocessing queue's named semaphores outlive a worker stopped at the wrong moment,
+    and the resource tracker then prints a warning after the match's own last word.
 
     Raises:
-        WorkerError: a worker failed, or ended without finishing its pairs.
+        WorkerError: a worker failed, or ended without saying it was done (a killed
+        process, a crash), taking its pair with it, so the match cannot finish.
     """
     count = min(job.settings.concurrency, max(1, len(pairs)))
-    if count == 1:
-        work: Any = queue.SimpleQueue()
-        results: Any = queue.SimpleQueue()
-        stop: Any = threading.Event()
-        arguments = (job, 0, work, results, stop, announce)
-        workers = [threading.Thread(target=_work, args=arguments)]
-    else:
-        context = multiprocessing.get_context("spawn")
-        work, results, stop = context.Queue(), context.Queue(), context.Event()
-        work.cancel_join_thread()  # a match stopped early exits without feeding its unplayed pairs
-        cores = usable_cores() if job.settings.affinity else None
-        workers = [
-            context.Process(
-                target=_worker_main, args=(job, w, os.getpid(), cores, work, results, stop)
-            )
-            for w in range(count)
-        ]
-    for pair in pairs:
-        work.put(pair)
-    for _ in workers:
-        work.put(None)  # one "no more pairs" per worker
-    for worker in workers:
-        worker.daemon = True
-        worker.start()
+    todo = iter(pairs)
+    workers = [_start_worker(job, w, count, announce) for w in range(count)]
     try:
-        done: set[int] = set()
-        while len(done) < len(workers):
-            ended = [n for n, worker in enumerate(workers) if not worker.is_alive()]
-            try:
-                message = results.get(timeout=0.5)
-            except queue.Empty:  # so the last words of the workers that had ended are read
-                _check_ended(workers, [n for n in ended if n not in done], job.root)
-                continue
-            if isinstance(message, int):
-                done.add(message)
-            elif isinstance(message, str):
-                raise WorkerError(f"{message}; the finished games are kept in {job.root}")
-            else:
-                yield message
+        busy: dict[Any, _Worker] = {worker.conn: worker for worker in workers}
+        while busy:
+            ready = multiprocessing.connection.wait(list(busy), timeout=0.5)
+            # A worker that said nothing before it ended (a thread's pipe never reads EOF)
+            # took its pair with it.
+            for worker in [w for w in busy.values() if not ready and not w.runner.is_alive()]:
+                raise _ended_early(worker, job.root)
+            for conn in ready:
+                worker = busy[conn]
+                try:
+                    kind, value = worker.conn.recv()
+                except EOFError:
+                    raise _ended_early(worker, job.root) from None
+                if kind == "next":
+                    worker.conn.send(next(todo, None))
+                elif kind == "outcome":
+                    yield value
+                elif kind == "done":
+                    del busy[conn]
+                else:
+                    raise WorkerError(f"{value}; the finished games are kept in {job.root}")
     finally:
-        stop.set()
         with _interrupts_deferred():
             for worker in workers:
-                worker.join(timeout=30)
-                if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
-                    worker.kill()
+                worker.stop()
+
+
+@dataclass
+class _Worker:
+    """The match's end of one worker: its pipe, and the thread or process it runs in."""
+
+    number: int
+    conn: multiprocessing.connection.Connection
+    runner: threading.Thread | multiprocessing.process.BaseProcess
+
+    def stop(self) -> None:
+        """Tell the worker to stop (mid-game if it must), wait for it, kill it if it hangs."""
+        with contextlib.suppress(OSError):
+            self.conn.send(None)  # unasked-for: the match has stopped
+        self.runner.join(timeout=30)
+        if isinstance(self.runner, multiprocessing.process.BaseProcess) and self.runner.is_alive():
+            self.runner.kill()
+            self.runner.join()
+        self.conn.close()
+
+
+def _start_worker(job: Job, number: int, count: int, announce: Callable[[str], None]) -> _Worker:
+    """One worker on a thread of this process when it is the only one (so that bots
+    started by hand can join it), else in a worker process of its own."""
+    conn, worker_conn = multiprocessing.Pipe()
+    runner: threading.Thread | multiprocessing.process.BaseProcess
+    if count == 1:
+        runner = threading.Thread(target=_work, args=(job, number, worker_conn, announce))
+    else:
+        cores = usable_cores() if job.settings.affinity else None
+        runner = multiprocessing.get_context("spawn").Process(
+            target=_worker_main, args=(job, number, os.getpid(), cores, worker_conn)
+        )
+    runner.daemon = True
+    runner.start()
+    if count > 1:
+        worker_conn.close()  # the worker's own copy is in its process: its end reads EOF
+    return _Worker(number, conn, runner)
+
+
+def _ended_early(worker: _Worker, root: Path) -> WorkerError:
+    worker.runner.join(timeout=5)  # a process whose pipe closed is exiting: read its code
+    exitcode = getattr(worker.runner, "exitcode", None)  # threads have none
+    how = "stopped on an error" if exitcode is None else f"died (exit {exitcode})"
+    ended = f"worker {worker.number} {how} before the match ended"
+    return WorkerError(f"{ended}; the finished games are kept in {root}")
 
 
 @contextlib.contextmanager
@@ -150,45 +181,50 @@ def _interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
-def _check_ended(
-    workers: list[threading.Thread] | list[multiprocessing.process.BaseProcess],
-    ended: list[int],
-    root: Path,
-) -> None:
-    """Raise for the ``ended`` workers, which ended without saying they were done.
+class _MatchLine:
+    """A worker's end of its pipe: asks for pairs, reports outcomes, hears the stop.
 
-    A worker's messages are queued before it ends (a process flushes its queue before
-    it exits), so a worker that had ended before an empty wait on the queue has nothing
-    more to say.
-    """
-    if not ended:
-        return
-    exitcode = getattr(workers[ended[0]], "exitcode", None)  # threads have none
-    how = "stopped on an error" if exitcode is None else f"died (exit {exitcode})"
-    raise WorkerError(
-        f"worker {ended[0]} {how} before the match ended; the finished games are kept in {root}"
-    )
+    The match sends only answers to ``next_pair`` and, unasked, the stop; so anything
+    waiting on the pipe while a game plays is the stop."""
+
+    def __init__(self, conn: multiprocessing.connection.Connection) -> None:
+        self.conn = conn
+        self.stopping = False
+
+    def next_pair(self) -> list[GameSpec] | None:
+        if self.stopping:
+            return None
+        self.conn.send(("next", None))
+        pair = self.conn.recv()
+        self.stopping = pair is None
+        return pair
+
+    def stopped(self) -> bool:
+        if not self.stopping and self.conn.poll():
+            self.stopping = self.conn.recv() is None
+        return self.stopping
+
+    def report(self, outcome: GameOutcome) -> None:
+        self.conn.send(("outcome", outcome))
 
 
 def _work(
     job: Job,
     worker: int,
-    work: Any,
-    results: Any,
-    stop: Any,
+    conn: multiprocessing.connection.Connection,
     announce: Callable[[str], None],
 ) -> None:
-    """Play pairs from ``work`` until it says none are left (or the match stops).
-
-    Reports each outcome on ``results``, then the worker's number when it is done, or
-    why it failed.
-    """
+    """Play pairs from the match until it says none are left (or stops), then say done,
+    or why this worker failed."""
+    line = _MatchLine(conn)
     try:
-        asyncio.run(_play_pairs(job, worker, work.get, results.put, announce, stop.is_set))
+        asyncio.run(_play_pairs(job, worker, line, announce))
     except (BotError, MatchError, OSError, ValueError) as error:
-        results.put(f"worker {worker}: {error}")
+        message = ("failed", f"worker {worker}: {error}")
     else:
-        results.put(worker)
+        message = ("done", None)
+    with contextlib.suppress(OSError):  # the match may be gone already
+        conn.send(message)
 
 
 def _worker_main(
@@ -196,16 +232,14 @@ def _worker_main(
     worker: int,
     parent: int,
     cores: list[int] | None,
-    work: Any,
-    results: Any,
-    stop: Any,
+    conn: multiprocessing.connection.Connection,
 ) -> None:
     """A worker process: its own referee and bots; dies with the match process."""
     leave_interrupts_to_parent()
     die_with_parent(parent)
     if cores:
         pin_to_core(worker, cores)
-    _work(job, worker, work, results, stop, print)
+    _work(job, worker, conn, print)
 
 
 STOP_POLL_S = 0.1
@@ -229,12 +263,7 @@ async def _finished(game: asyncio.Future[GameResult], stopped: Callable[[], bool
 
 
 async def _play_pairs(
-    job: Job,
-    worker: int,
-    next_pair: Callable[[], list[GameSpec] | None],
-    report: Callable[[GameOutcome], None],
-    announce: Callable[[str], None],
-    stopped: Callable[[], bool] = lambda: False,
+    job: Job, worker: int, line: _MatchLine, announce: Callable[[str], None]
 ) -> None:
     settings = job.settings
     async with Referee(
@@ -242,7 +271,7 @@ async def _play_pairs(
         settings.referee_settings(job.sandboxed),
         announce=announce,
     ) as referee:
-        await play_pairs_at(referee, job, next_pair, report, stopped)
+        await play_pairs_at(referee, job, line.next_pair, line.report, line.stopped)
 
 
 async def play_pairs_at(
