@@ -28,7 +28,6 @@ from pitch_ladder.archive import ArchiveLimits, pack
 from pitch_ladder.submit import copy_bot
 from pitch_referee.conformance import check_bot
 from pitch_referee.match import Entrant, MatchSettings, run_match
-from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.cards import POINTS, STRENGTH, TRUMPS
@@ -180,16 +179,6 @@ def test_the_installed_kit_packs_within_the_upload_limits_without_links_or_lock_
     size = pack(kit, tmp_path / "jsbot.tar.gz")
     assert 0 < size <= ArchiveLimits().max_archive_bytes
     assert not (kit / "package-lock.json").exists()  # it would record download addresses
-
-
-@pytest.fixture
-def sandbox() -> SandboxLimits:
-    reason = unavailable_reason()
-    if reason is not None:
-        if os.environ.get("PITCH_REQUIRE_SANDBOX"):
-            pytest.fail(f"the sandbox must run here: {reason}")
-        pytest.skip(reason)
-    return SandboxLimits()
 
 
 @pytest.mark.slow

@@ -1,0 +1,21 @@
+"""Fixtures shared by the end-to-end tests of whole bots."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pitch_referee.sandbox import SandboxLimits, unavailable_reason
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> SandboxLimits:
+    """The sandbox's limits; skips where bubblewrap cannot run, unless
+    ``PITCH_REQUIRE_SANDBOX`` is set (as ``.ci/run`` does): then the test fails."""
+    reason = unavailable_reason()
+    if reason is not None:
+        if os.environ.get("PITCH_REQUIRE_SANDBOX"):
+            pytest.fail(f"the sandbox must run here: {reason}")
+        pytest.skip(reason)
+    return SandboxLimits()
