@@ -8,7 +8,8 @@ refused with its reason and the bot's stderr tail, that its author (and an admin
 read and nobody else: the reasons may quote what a bot wrote.
 
 An author may retire their own bots and read their own bots' logs: the smoke test's and
-each match's logs of the seats their bot played. An admin may do both for every bot.
+each match's logs of the seats their bot played, and the lines of one game that the viewer
+shows (``log_seats``). An admin may do all of it for every bot.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from sqlmodel import Session, col, select
 
@@ -30,7 +31,7 @@ from .archive import ArchiveError, ArchiveLimits, unpack
 from .authors import ForbiddenError, check_owner
 from .errors import LadderError
 from .ladder import SCRATCH_FOLDER, SMOKE_FOLDER, Ladder
-from .models import Author, Bot, BotVersion, Match, SubmissionVerdict
+from .models import LOCAL_AUTHOR_ID, Author, Bot, BotVersion, Match, SubmissionVerdict
 from .submit import content_hash
 
 VERDICTS_SHOWN = 50
@@ -176,6 +177,30 @@ def open_log(ladder: Ladder, author: Author, name: str, path: str) -> Path:
         if log.path == path:
             return ladder.folder / path
     raise ForbiddenError(f"{path} is not a log of {name}: `bot_logs` lists them")
+
+
+def log_seats(ladder: Ladder, record: dict[str, Any], author: Author | None) -> set[int]:
+    """The seats of a game ``record`` whose bots' log lines ``author`` may read: their own
+    bots' (an admin: every bot's). Without an author (anyone who asks), the operator's
+    bots': those submitted on the server's machine (the local author)."""
+    seats = {
+        player["seat"]: player.get("name")
+        for player in record.get("players", [])
+        if isinstance(player, dict) and player.get("seat") in range(4)
+    }
+    if author is not None and author.admin:
+        return set(seats)
+    owner = LOCAL_AUTHOR_ID if author is None else author.id
+    with Session(ladder.engine) as session:
+        owned = set(
+            session.exec(
+                select(Bot.name).where(
+                    col(Bot.name).in_([n for n in seats.values() if isinstance(n, str)]),
+                    Bot.author_id == owner,
+                )
+            )
+        )
+    return {seat for seat, name in seats.items() if name in owned}
 
 
 def _owned(ladder: Ladder, author: Author, name: str) -> Bot:

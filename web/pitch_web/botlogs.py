@@ -13,6 +13,7 @@ Only files inside the folder being served are read, whatever path a record names
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,9 @@ MAX_LINES = 2000
 
 
 def game_log_lines(
-    record: dict[str, Any], game_id: str, base: Path, root: Path
+    record: dict[str, Any], game_id: str, base: Path, root: Path, seats: Container[int]
 ) -> list[dict[str, Any]]:
-    """Each seat's log lines written during game ``game_id``, as ``{"seat", "text"}``.
+    """The log lines that ``seats`` wrote during game ``game_id``, as ``{"seat", "text"}``.
 
     ``base`` is the folder that relative log paths start from (the match folder), and
     ``root`` the folder served: a log file outside it is not read.
@@ -36,7 +37,7 @@ def game_log_lines(
         if not isinstance(player, dict):
             continue
         seat, log = player.get("seat"), player.get("log")
-        if not isinstance(log, str) or not isinstance(seat, int) or seat not in range(4):
+        if not isinstance(log, str) or seat not in range(4) or seat not in seats:
             continue
         path = (base / log).resolve()  # an absolute log path stays as it is
         if not path.is_relative_to(root) or not path.is_file():

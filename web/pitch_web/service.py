@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
@@ -33,6 +33,7 @@ from pitch_ladder.submissions import bot_logs, open_log, retire_own, submit_uplo
 
 from .app import render
 from .source import LadderSource, NotFound
+from .viewer import cached_timeline
 
 router = APIRouter(prefix="/api", tags=["service"])
 pages = APIRouter()
@@ -186,6 +187,17 @@ def _mine(call: Callable[[], T]) -> T:
         raise NotFound(str(error)) from None
     except ForbiddenError as error:
         raise HTTPException(403, str(error)) from None
+
+
+@router.get("/game-logs/{number}", response_model=dict[str, Any])
+def game_logs(number: int, request: Request, author: AuthorDep) -> dict[str, Any]:
+    """Your bots' log lines in game ``number`` (an admin's token: every bot's), as the
+    timeline's ``logs``: what the viewer adds beside the table when your token is in the tab."""
+    source: LadderSource = request.app.state.source
+    _, record = source.game(str(number))
+    if not source.log_seats(record, author):
+        raise HTTPException(403, f"no bot of game {number} is yours: its logs are its authors'")
+    return {"logs": cached_timeline(request, str(number), author)["logs"]}
 
 
 @router.get("/scheduler", response_model=SchedulerOut)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pitch_ladder.browse import BotPage, MatchInfo, RatingPoint
     from pitch_ladder.games import GameInfo
     from pitch_ladder.ladder import BotInfo
+    from pitch_ladder.models import Author
     from pitch_ladder.standings import Standing
 
 LADDER_FILE = "ladder.toml"
@@ -204,6 +205,14 @@ class LadderSource:
             raise NotFound(f"no game {key}: ladder games are numbered")
         with _answers():
             return self.ladder.game(int(key))
+
+    def log_seats(self, record: dict[str, Any], author: Author | None) -> set[int]:
+        """The seats of ``record`` whose bots' log lines ``author`` (``None``: anyone) may
+        read (``submissions.log_seats``)."""
+        from pitch_ladder.submissions import log_seats
+
+        with _answers():
+            return log_seats(self.ladder, record, author)
 
     def standings(self) -> list[Standing]:
         """The standings; empty before the first bot."""

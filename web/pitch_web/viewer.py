@@ -2,8 +2,10 @@
 
 The page carries the timeline inline, so the viewer draws the game without a second
 request; ``/api/timeline/{key}`` serves the same timeline to scripts and live pages. The
-bots' log lines for the game come along when the match kept them (``botlogs``). A record
-that cannot be read is the application's 422 page, which says why.
+bots' log lines for the game come along when the match kept them (``botlogs``): every
+seat's from a folder of matches; from a ladder, only the operator's bots' (a bot's log is
+its author's to read: they fetch theirs with their token, ``/api/game-logs/{number}``).
+A record that cannot be read is the application's 422 page, which says why.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -24,6 +26,9 @@ from .source import LadderSource, Source
 from .standalone import script_json
 from .timeline import timeline
 
+if TYPE_CHECKING:
+    from pitch_ladder.models import Author
+
 router = APIRouter()
 
 CACHED_TIMELINES = 8
@@ -31,7 +36,7 @@ CACHED_TIMELINES = 8
 without replaying it again (a 200-hand game takes 0.2-0.5 s to expand)."""
 
 
-def cached_timeline(request: Request, key: str) -> dict[str, Any]:
+def cached_timeline(request: Request, key: str, author: Author | None = None) -> dict[str, Any]:
     """``game_timeline``, kept while the record file is unchanged (ladder games never change).
 
     Raises:
@@ -39,15 +44,15 @@ def cached_timeline(request: Request, key: str) -> dict[str, Any]:
         RecordError: its record cannot be read or walked.
     """
     source = request.app.state.source
-    cache: OrderedDict[tuple[str, object], dict[str, Any]] = getattr(
+    cache: OrderedDict[tuple[str, object, int | None], dict[str, Any]] = getattr(
         request.app.state, "viewer_timelines", OrderedDict()
     )
     request.app.state.viewer_timelines = cache
-    version = (key, _record_version(source, key))
+    version = (key, _record_version(source, key), author and author.id)
     if version in cache:
         cache.move_to_end(version)
         return cache[version]
-    data = cache[version] = game_timeline(source, key)
+    data = cache[version] = game_timeline(source, key, author)
     while len(cache) > CACHED_TIMELINES:
         cache.popitem(last=False)
     return data
@@ -64,23 +69,26 @@ def _record_version(source: Source, key: str) -> object:
     return (stat.st_mtime_ns, stat.st_size)
 
 
-def game_timeline(source: Source, key: str) -> dict[str, Any]:
-    """The timeline of the source's game ``key``, with its bots' log lines.
+def game_timeline(source: Source, key: str, author: Author | None = None) -> dict[str, Any]:
+    """The timeline of the source's game ``key``, with the log lines of the seats whose
+    bots' logs ``author`` (``None``: anyone) may read.
 
     Raises:
         NotFound: no such game.
         RecordError: its record cannot be read or walked.
     """
+    seats: set[int] | range = range(4)
     if isinstance(source, LadderSource):
         info, record = source.game(key)
         game_id, path = info.game_id, source.folder / info.record_path
+        seats = source.log_seats(record, author)
     else:
         record = source.record(key)
         path = source.folder / key
         game_id = next(
             (path.name.removesuffix(s) for s in RECORD_SUFFIXES if path.name.endswith(s)), path.name
         )
-    logs = game_log_lines(record, game_id, base=_match_folder(path), root=source.folder)
+    logs = game_log_lines(record, game_id, _match_folder(path), source.folder, seats)
     return timeline(record, game=key, logs=logs)
 
 
@@ -93,7 +101,10 @@ def _match_folder(record_path: Path) -> Path:
 def view_game(request: Request, key: str) -> HTMLResponse:
     """A game's viewer page, with its timeline inline."""
     data = cached_timeline(request, key)
-    return render(request, "viewer.html", game=key, timeline_json=script_json(data))
+    own_logs = isinstance(request.app.state.source, LadderSource)
+    return render(
+        request, "viewer.html", game=key, timeline_json=script_json(data), own_logs=own_logs
+    )
 
 
 @router.get("/api/timeline/{key:path}")

@@ -140,6 +140,7 @@ def test_a_ladder_game_is_viewed_by_its_number_with_its_bots_log_lines(tmp_path)
     log.write_text("game pair-00000-a: playing seat 0\nalpha thinks\n")
     record = a_game(hand_cap=1)
     record["players"][0]["log"] = str(log)
+    record["players"][0]["name"] = "alpha"  # a bot of the operator's: its lines are shown
     with Session(ladder.engine) as session:
         game = game_row(
             session, add_match(session, 1, versions["alpha"], versions["beta"]), "pair-00000-a", 1.0

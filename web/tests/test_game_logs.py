@@ -1,0 +1,128 @@
+"""A bot's log lines in the viewer are its author's: anyone sees the operator's bots' lines
+beside a ladder game, an author (with their token) their own bots' too, an admin every
+bot's; the page adds them when the author's token is in the tab."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from ladder_testkit import add_match, game_row, ladder_with
+from playwright.sync_api import expect
+from sqlmodel import Session
+
+from pitch_ladder.authors import add_author, author_named
+from pitch_ladder.models import Bot, GameRecord
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.options import RuleOptions
+from pitch_sdk.selfplay import play_game
+from pitch_web import create_app
+from pitch_web.service import enable_service
+from pitch_web.source import LadderSource
+
+GAME = "pair-00000-a"
+
+
+@dataclass
+class Served:
+    source: LadderSource
+    number: int
+    tokens: dict[str, str]
+
+
+@pytest.fixture
+def arena(tmp_path: Path) -> Iterator[Served]:
+    """A ladder game of alice's bot ``alpha`` (seats 0 and 2) against the operator's
+    ``beta`` (seats 1 and 3), each seat's log holding a line of its own."""
+    db = f"sqlite:///{tmp_path / 'ladder.db'}"
+    ladder, versions = ladder_with(db, tmp_path, ["alpha", "beta"])
+    tokens = {
+        name: add_author(ladder, name, admin=name == "op").token for name in ("alice", "bob", "op")
+    }
+    record = play_game(
+        [RandomBot(seat) for seat in range(4)], seed=3, options=RuleOptions(hand_cap=1)
+    )
+    logs = ladder.folder / "matches" / "1" / "logs" / "worker-0"
+    logs.mkdir(parents=True)
+    for player in record["players"]:
+        seat = player["seat"]
+        player["name"] = "alpha" if seat % 2 == 0 else "beta"
+        (logs / f"seat{seat}.log").write_text(
+            f"game {GAME}: playing seat {seat}\n{player['name']} at seat {seat} thinks\n"
+        )
+        player["log"] = str(logs / f"seat{seat}.log")
+    with Session(ladder.engine) as session:
+        session.get_one(Bot, 1).author_id = author_named(session, "alice").id  # alpha
+        game = game_row(
+            session, add_match(session, 1, versions["alpha"], versions["beta"]), GAME, 1.0
+        )
+        session.add(game)
+        session.flush()
+        session.add(GameRecord.model_validate({"game_id": game.id, "record": record}))
+        session.commit()
+        number = game.id
+    ladder.close()
+    source = LadderSource(tmp_path / "ladder", db)
+    yield Served(source, number, tokens)
+    source.close()
+
+
+def _client(arena: Served) -> TestClient:
+    app = create_app(arena.source)
+    enable_service(app)
+    return TestClient(app)
+
+
+def _said(logs: list[dict]) -> list[str]:
+    return [line["t"] for line in logs if "thinks" in line["t"]]
+
+
+def test_anyone_sees_the_operators_bots_log_lines_and_no_authors(arena):
+    client = _client(arena)
+    shown = client.get(f"/api/timeline/{arena.number}").json()
+    assert _said(shown["logs"]) == ["beta at seat 1 thinks", "beta at seat 3 thinks"]
+    page = client.get(f"/view/{arena.number}").text
+    assert "alpha at seat 0" not in page and "/static/own_logs.js" in page
+
+
+def test_an_author_reads_their_own_bots_lines_and_an_admin_every_bots(arena):
+    client = _client(arena)
+
+    def logs_as(author: str | None):
+        token = {"Authorization": f"Bearer {arena.tokens[author]}"} if author else {}
+        return client.get(f"/api/game-logs/{arena.number}", headers=token)
+
+    assert _said(logs_as("alice").json()["logs"]) == [
+        "alpha at seat 0 thinks",
+        "alpha at seat 2 thinks",
+    ]
+    assert len(_said(logs_as("op").json()["logs"])) == 4
+    refused = logs_as("bob")
+    assert refused.status_code == 403 and "its authors'" in refused.json()["detail"]
+    assert logs_as(None).status_code == 401
+    missing = client.get(
+        f"/api/game-logs/{arena.number + 1}",
+        headers={"Authorization": f"Bearer {arena.tokens['alice']}"},
+    )
+    assert missing.status_code == 404
+
+
+@pytest.mark.slow
+def test_the_viewer_adds_the_authors_own_lines_when_their_token_is_in_the_tab(
+    arena, page, serve, screenshot
+):
+    app = create_app(arena.source)
+    enable_service(app)
+    with serve(app) as served:
+        page.goto(f"{served.url}/view/{arena.number}")
+        logs = page.get_by_test_id("logs")
+        expect(logs).to_contain_text("beta at seat 1 thinks")
+        expect(logs).not_to_contain_text("alpha")
+        page.evaluate(f"sessionStorage.setItem('pitch-token', '{arena.tokens['alice']}')")
+        page.reload()
+        expect(logs).to_contain_text("alpha at seat 0 thinks")
+        expect(logs).to_contain_text("beta at seat 1 thinks")
+        screenshot("own-logs")
