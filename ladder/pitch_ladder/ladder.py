@@ -62,6 +62,7 @@ from .runner import (
     schedule_rounds,
 )
 from .standings import (
+    Fit,
     Standing,
     current_fit,
     latest_rows,
@@ -615,14 +616,15 @@ class Ladder:
             raise NotInLadder(f"no match {number} in this ladder")
         return found
 
-    def bot_page(self, name: str) -> BotPage:
-        """A bot's versions with their ratings, its results by opponent, its faults by kind.
+    def bot_page(self, name: str, fit: Fit | None = None) -> BotPage:
+        """A bot's versions with their ratings (from ``fit``, else the current fit), its
+        results by opponent, its faults by kind.
 
         Raises:
             NotInLadder: no bot of that name.
         """
         with Session(self.engine) as session:
-            fit = current_fit(session)  # first: it may commit, which would expire the bot
+            fit = fit or current_fit(session)  # first: it may commit, expiring the bot
             return browse.bot_page(session, self.bot_named(session, name), fit)
 
     def rating_history(self, name: str) -> list[RatingPoint]:

@@ -471,6 +471,17 @@ def current_fit(session: Session) -> Fit:
     return fit
 
 
+def kept_fit(session: Session) -> tuple[Fit, bool] | None:
+    """The fit kept in the database, and whether it is of the games stored now; ``None``
+    when none is kept. For readers that would rather show the last fit at once than wait
+    for a new one (the web's standings, while a background refit runs)."""
+    state = session.get(FitState, FIT_ROW)
+    if state is None:
+        return None
+    through = session.exec(select(func.max(Game.id))).one()
+    return _kept_fit(session), state.through_game_id == through
+
+
 def _pair_totals(session: Session) -> np.ndarray:
     """Every row of ``pair_total`` (a, b, games, a's points) as an array, through the
     driver's own cursor: a third of the time of result rows at half a million pairs."""
@@ -527,7 +538,9 @@ def _keep_fit(session: Session, fit: Fit, through: int | None) -> None:
         session.rollback()
 
 
-def standings(session: Session, include_retired: bool = False) -> list[Standing]:
+def standings(
+    session: Session, include_retired: bool = False, fit: Fit | None = None
+) -> list[Standing]:
     """The latest version of each bot, ranked within its group by the Bradley-Terry fit.
 
     Every stored game counts, old versions' and retired bots' included: they rate their
@@ -536,9 +549,9 @@ def standings(session: Session, include_retired: bool = False) -> list[Standing]
     rank and are listed by name), then the versions without games, by name.
 
     Reads the bots, their latest versions and their ratings' rows, never the games (but
-    to fit them again after a change: ``current_fit``).
+    to fit them again after a change: ``current_fit``, unless ``fit`` is given).
     """
-    fit = current_fit(session)
+    fit = fit or current_fit(session)
     teams = team_ratings(session)
     shown = latest_rows(session, include_retired)
     groups = _number_groups(fit.groups, {row.version_id: row.name for row in shown})

@@ -29,7 +29,10 @@ class StandingOut(BaseModel):
     group: int | None = Field(description="Bots whose results connect: 1 is the largest.")
     bot: str
     version: str
-    rating: float | None = Field(description="Bradley-Terry rating (Elo scale).")
+    rating: float | None = Field(
+        description="Bradley-Terry rating (Elo scale), of the fit kept when asked: after new "
+        "games it is refitted in the background, and the next answers show the new fit."
+    )
     lower: float | None = Field(description="95% interval of the rating.")
     upper: float | None
     elo: float = Field(description="Sequential Elo after the version's last game.")

@@ -11,6 +11,8 @@ answer). The ladder's database code is imported only for a ladder.
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,11 +33,16 @@ from pitch_referee.match.listing import (
 from pitch_sdk.record import load_record
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+    from sqlmodel import Session
+
     from pitch_ladder.browse import BotPage, MatchInfo, RatingPoint
     from pitch_ladder.games import GameInfo
     from pitch_ladder.ladder import BotInfo
     from pitch_ladder.models import Author
-    from pitch_ladder.standings import Standing
+    from pitch_ladder.standings import Fit, Standing
+
+log = logging.getLogger(__name__)
 
 LADDER_FILE = "ladder.toml"
 SUMMARY = "summary.json"
@@ -183,7 +190,14 @@ def _game_name(file_name: str) -> str:
 
 
 class LadderSource:
-    """A ladder folder and its database (``pitch serve --ladder FOLDER``)."""
+    """A ladder folder and its database (``pitch serve --ladder FOLDER``).
+
+    The standings and a bot's page rate with the Bradley-Terry fit, which new games make
+    stale; fitting again takes seconds at a million games. So a reader is shown the kept
+    fit at once while a new one is computed in the background (``Refit``), and only the
+    very first reader of a ladder, with no fit kept yet, waits for one. Elo and the
+    counts are always current: they are updated as each game is stored.
+    """
 
     def __init__(self, folder: Path, db: str | None = None) -> None:
         from pitch_ladder.ladder import Ladder
@@ -191,6 +205,7 @@ class LadderSource:
         self.ladder = Ladder.open(folder, db)
         self.folder = self.ladder.folder
         self.title = f"ladder {self.folder.name}"
+        self.refit = Refit(self.ladder.engine)
 
     def record(self, key: str) -> dict[str, Any]:
         return self.game(key)[1]
@@ -220,15 +235,17 @@ class LadderSource:
 
         from pitch_ladder.standings import standings
 
-        with Session(self.ladder.engine) as session:
-            return standings(session)
+        with Session(self.ladder.engine) as session, self.refit.kept(session) as fit:
+            return standings(session, fit=fit)
 
     def bots(self) -> list[BotInfo]:
         return self.ladder.bots()
 
     def bot_page(self, name: str) -> BotPage:
-        with _answers():
-            return self.ladder.bot_page(name)
+        from sqlmodel import Session
+
+        with Session(self.ladder.engine) as session, self.refit.kept(session) as fit, _answers():
+            return self.ladder.bot_page(name, fit)
 
     def rating_history(self, name: str) -> list[RatingPoint]:
         with _answers():
@@ -256,7 +273,53 @@ class LadderSource:
             return self.ladder.games(bot, **filters)
 
     def close(self) -> None:
+        self.refit.join(timeout=30)
         self.ladder.close()
+
+
+class Refit:
+    """The ladder's fit computed again in a thread of the server, one refit at a time."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._running = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    @contextmanager
+    def kept(self, session: Session) -> Iterator[Fit | None]:
+        """The kept fit to show now (``None``: none is kept, the reader must fit); if it
+        is stale, a refit starts when the reader is done, so as not to slow it down."""
+        from pitch_ladder.standings import kept_fit
+
+        kept = kept_fit(session)
+        yield None if kept is None else kept[0]
+        if kept is not None and not kept[1]:
+            self.start()
+
+    def start(self) -> None:
+        """Refit in the background, unless a refit is running already."""
+        if self._running.acquire(blocking=False):
+            self._thread = threading.Thread(target=self._run, name="refit", daemon=True)
+            self._thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the refit running now, if any."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        from sqlalchemy.exc import DBAPIError
+        from sqlmodel import Session
+
+        from pitch_ladder.standings import current_fit
+
+        try:
+            with Session(self.engine) as session:
+                current_fit(session)  # keeps the new fit for the readers that follow
+        except (DBAPIError, OSError) as error:  # the next stale read tries again
+            log.warning("refitting the standings failed: %s", error)
+        finally:
+            self._running.release()
 
 
 @contextmanager
