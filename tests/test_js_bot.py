@@ -20,6 +20,7 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,17 +29,29 @@ from pitch_ladder.archive import ArchiveLimits, pack
 from pitch_ladder.submit import copy_bot
 from pitch_referee.conformance import check_bot
 from pitch_referee.match import Entrant, MatchSettings, run_match
+from pitch_referee.sandbox import SandboxLimits
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.cards import POINTS, STRENGTH, TRUMPS
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.wire import action_from_proto, action_to_proto, view_to_proto
 
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from sandbox_testkit import sandbox_or_skip  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ROOT / "sample_bots" / "js"
 GREEDY = ROOT / "sample_bots" / "greedy"
 CONTRACT = ROOT / "proto" / "pitch" / "v1" / "pitch.proto"
 NPM_INSTALL = ["install", "--no-package-lock", "--no-audit", "--no-fund", "--no-bin-links"]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> SandboxLimits:
+    return sandbox_or_skip()
 
 
 def _missing(reason: str) -> None:

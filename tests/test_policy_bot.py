@@ -3,6 +3,7 @@ bot folder, checked and played in the sandbox like any submission."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,12 +11,24 @@ import pytest
 from pitch_ladder.submit import copy_bot
 from pitch_referee.conformance import check_bot
 from pitch_referee.match import Entrant, MatchSettings, run_match
+from pitch_referee.sandbox import SandboxLimits
+
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from sandbox_testkit import sandbox_or_skip  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "sample_bots" / "policy"
 RANDOM = ROOT / "sample_bots" / "random"
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> SandboxLimits:
+    return sandbox_or_skip()
 
 
 def test_a_ladder_copy_of_the_policy_bot_passes_pitch_check_in_the_sandbox(sandbox, tmp_path):

@@ -145,7 +145,7 @@ class BotProcess:
         self.controls: SeatControls | None = None
         self._log_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
-        self._closed = False
+        self._closing: asyncio.Future[None] | None = None
         self.start_error: BotStartError | None = None
         """Set when the bot could not be started; it then plays no decision."""
 
@@ -219,7 +219,6 @@ class BotProcess:
         """A seat whose bot could not start: the game records the fault and moves on."""
         bot = cls(name, log_path)
         bot.start_error = error
-        bot._closed = True
         return bot
 
     async def has_exited(self, within_s: float) -> bool:
@@ -262,11 +261,14 @@ class BotProcess:
     async def close(self, reason: str = "the match is over") -> None:
         """Stop the bot: ask, wait, TERM its process group, then KILL everything it started.
 
-        Idempotent.
+        Idempotent. The stopping runs as a task of its own, which a cancelled caller (a
+        game stopped mid-way) does not cut short: a later ``close`` waits for it to end.
         """
-        if self._closed:
-            return
-        self._closed = True
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._stop(reason))
+        await asyncio.shield(self._closing)
+
+    async def _stop(self, reason: str) -> None:
         if self.controls is not None:
             self.controls.resume()  # a frozen bot could neither read the shutdown nor die
         if self.connection is not None:
@@ -292,6 +294,11 @@ class BotProcess:
         if self._log_task is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._log_task, 2.0)
+        if process is not None:
+            # Release its pipe now, while the event loop runs: a pipe still open when the
+            # loop has closed is closed by the garbage collector, which then fails ("Event
+            # loop is closed") into the match's stderr. Process has no public close.
+            process._transport.close()  # type: ignore[attr-defined]
 
 
 async def _exited(process: asyncio.subprocess.Process, within_s: float) -> bool:

@@ -126,9 +126,7 @@ class Referee:
         if slot.manifest is None:
             await self._attach([slot])
             return self._bots[slot.key]
-        bot = self._bots.pop(slot.key, None)
-        if bot is not None:
-            await bot.close("restarting")
+        await self._retire(slot.key, "restarting")
         assert self._service is not None
         log_path = self.log_dir / f"{slot.key}-{slot.name}.log"
         try:
@@ -195,9 +193,7 @@ class Referee:
             return
         assert self._service is not None
         for slot in slots:
-            stale = self._bots.pop(slot.key, None)
-            if stale is not None:
-                await stale.close("restarting")
+            await self._retire(slot.key, "restarting")
         expected = [(slot, *self._service.expect()) for slot in slots]
         limit = self.settings.attach_timeout_s
         self.announce(_attach_instructions([(s, t) for s, t, _ in expected], self.address, limit))
@@ -225,11 +221,13 @@ class Referee:
                 f"did not connect within {limit:g} s"
             )
 
-    async def _retire(self, key: str) -> None:
-        """Stop a bot that faulted so that the next game starts a fresh one."""
-        bot = self._bots.pop(key, None)
+    async def _retire(self, key: str, reason: str = "restarting after a fault") -> None:
+        """Stop a bot so that the next game starts a fresh one. It stays the referee's
+        until it is stopped, so that if this is cancelled, ``close`` still waits for it."""
+        bot = self._bots.get(key)
         if bot is not None:
-            await bot.close("restarting after a fault")
+            await bot.close(reason)
+            del self._bots[key]
 
 
 class AttachTimeoutError(BotStartError):

@@ -1,4 +1,4 @@
-"""Fixtures shared by the end-to-end tests of whole bots."""
+"""The sandbox for the end-to-end tests of whole bots, where bubblewrap can run."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pytest
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 
 
-@pytest.fixture(scope="module")
-def sandbox() -> SandboxLimits:
-    """The sandbox's limits; skips where bubblewrap cannot run, unless
+def sandbox_or_skip() -> SandboxLimits:
+    """The sandbox's limits; skips the test where bubblewrap cannot run, unless
     ``PITCH_REQUIRE_SANDBOX`` is set (as ``.ci/run`` does): then the test fails."""
     reason = unavailable_reason()
     if reason is not None:
