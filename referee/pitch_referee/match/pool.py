@@ -115,7 +115,9 @@ def run_workers(
     finally:
         with _interrupts_deferred():
             for worker in workers:
-                worker.stop()
+                worker.tell_to_stop()
+            for worker in workers:
+                worker.wait()
 
 
 @dataclass
@@ -126,10 +128,13 @@ class _Worker:
     conn: multiprocessing.connection.Connection
     runner: threading.Thread | multiprocessing.process.BaseProcess
 
-    def stop(self) -> None:
-        """Tell the worker to stop (mid-game if it must), wait for it, kill it if it hangs."""
+    def tell_to_stop(self) -> None:
+        """Tell the worker to stop, in the middle of its game if need be."""
         with contextlib.suppress(OSError):
             self.conn.send(None)  # unasked-for: the match has stopped
+
+    def wait(self) -> None:
+        """Wait for the worker to end; kill it if it hangs."""
         self.runner.join(timeout=30)
         if isinstance(self.runner, multiprocessing.process.BaseProcess) and self.runner.is_alive():
             self.runner.kill()
