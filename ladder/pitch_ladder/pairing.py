@@ -11,6 +11,8 @@ from the ratings as they stand:
    the sum of the two versions' interval widths, shrunk by the games they have already
    played together (``width_a + width_b) / sqrt(1 + games)``). Versions in different
    groups (no results connect them, so their ratings cannot be compared) come first.
+   Games played lower a pairing's priority without end, so every pairing comes round:
+   this is the round robin, played in the order of what each match would tell.
 
 A version plays at most its share of a step's matches (two per match over the versions,
 at least one), so one step spreads over the field; one still placing may play all of its

@@ -159,3 +159,31 @@ def test_a_step_is_as_many_distinct_pairs_as_asked_for_while_pairs_are_left(
         assert a < b and {a, b} <= names
     possible = len(field) * (len(field) - 1) // 2
     assert len(pairs) == min(matches, possible), "a step fills up while pairs are left"
+
+
+@given(
+    st.lists(st.floats(50, 400), min_size=2, max_size=12),
+    st.integers(1, 4),
+    st.integers(0, 3),
+)
+def test_steps_come_round_to_every_pairing_so_the_round_robin_completes(widths, per_step, placing):
+    """However uneven the intervals (held fixed here, the worst case: no game narrows
+    them), the games a pairing has played lower its priority until every pairing has
+    had a match: the uncertainty order is a round robin's, most informative first."""
+    names = [f"bot{n:02d}" for n in range(len(widths))]
+    games: dict[frozenset[str], int] = {}
+    matches = dict.fromkeys(names, 0)
+    pairs = {frozenset(pair) for pair in combinations(names, 2)}
+    steps = 0
+    while not all(games.get(pair) for pair in pairs):
+        steps += 1
+        assert steps <= 50 * len(pairs), "some pairing never came round"
+        entrants = [
+            Entrant(name, 1500.0 + n, width, 0, matches[name])
+            for n, (name, width) in enumerate(zip(names, widths, strict=True))
+        ]
+        settings = PairingSettings(matches=per_step, placement=placing)
+        for a, b in next_pairings(entrants, games, settings):
+            games[frozenset((a, b))] = games.get(frozenset((a, b)), 0) + 2
+            matches[a] += 1
+            matches[b] += 1
