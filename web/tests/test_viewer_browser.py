@@ -253,3 +253,21 @@ def test_a_moon_is_shown_at_the_hands_end(page, serve, tmp_path, screenshot):
         assert "shot the moon" in page.get_by_test_id("game-over").inner_text()
         assert text(page, "score-1") == "13"
         screenshot("moon")
+
+
+def test_on_a_phone_the_table_fits_the_screen_and_the_buttons_step(
+    page, served, record, screenshot
+):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{served.url}/view/game.json")
+    page.get_by_test_id("hand-0").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "no sideways scroll"
+    for seat in range(4):
+        box = page.get_by_test_id(f"hand-{seat}").bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, seat
+    hands = expected_hands(record, 1)
+    assert page.evaluate(HANDS_SHOWN) == hands[0]
+    for _ in range(3):
+        page.get_by_test_id("next").click()
+    assert page.evaluate(HANDS_SHOWN) == hands[3]
+    screenshot("phone")
