@@ -15,6 +15,10 @@ from typing import Any
 import pytest
 from ladder_testkit import GREEDY, RANDOM, cli, cli_refusal, comparable_ladder, ladder_outcome
 
+from pitch_cli.cluster import ladder_executor
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.pairing import PairingSettings
+from pitch_ladder.scheduler import Scheduler, SchedulerSettings
 from pitch_referee.match import Entrant, MatchSettings, WorkerError, run_match
 from pitch_sdk.record import load_record
 
@@ -162,6 +166,31 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
         run.kill()
     assert run.returncode == 0, out + err
     assert _outcome(folder, db_url) == on_local_pool
+
+
+@pytest.mark.slow
+def test_the_services_scheduler_plays_its_steps_on_a_cluster_as_on_the_local_pool(
+    cluster: Any, tmp_path: Path
+) -> None:
+    """``pitch serve --cluster``: the scheduler's steps run as the cluster's tasks, and
+    store what the local pool's would."""
+    settings = SchedulerSettings(
+        pairing=PairingSettings(matches=1, placement=0), games_per_match=4, rules={"hand_cap": 2}
+    )
+    outcomes = []
+    for address in (None, cluster.scheduler.address):
+        folder = tmp_path / ("cluster" if address else "local") / "ladder"
+        comparable_ladder(folder)
+        workers = None if address else 2
+        with (
+            Ladder.open(folder) as ladder,
+            ladder_executor(address, workers) as (executor, count),
+            Scheduler(ladder, settings, executor=executor, workers=count) as scheduler,
+        ):
+            steps = [scheduler.step() for _ in range(2)]
+        assert [step.games for step in steps if step is not None] == [4, 4]
+        outcomes.append(_outcome(folder))
+    assert outcomes[0] == outcomes[1]
 
 
 def test_workers_with_a_cluster_is_refused_since_the_cluster_decides(tmp_path: Path) -> None:
