@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from pitch_sdk.cards import SEATS, Seat
 from pitch_sdk.options import RuleOptions
@@ -164,7 +165,14 @@ class Referee:
         await self._attach(
             [slot for slot in seats if slot.manifest is None and not self._ready(slot)]
         )
-        bots = await asyncio.gather(*(self.bot(seats[seat]) for seat in SEATS))  # start in parallel
+        # Started in parallel. Every start runs to its end, even when the game is stopped
+        # meanwhile (a bot being started is then stopped, not left to the closing loop):
+        # without return_exceptions, gather would return at the first cancelled start.
+        started = await asyncio.gather(*(self.bot(seats[s]) for s in SEATS), return_exceptions=True)
+        for outcome in started:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        bots = cast(list[BotProcess], started)
         cpu_before = [bot.cpu_seconds() for bot in bots]
         result = await play_game(
             bots,

@@ -96,6 +96,9 @@ if MODE == "exit_early":
     sys.exit(5)
 elif MODE == "never_connect":
     time.sleep(3600)
+elif MODE == "never_connect_stubborn":  # and ignores SIGTERM: only SIGKILL ends it
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(3600)
 elif MODE == "malformed":
     raw_stream(lambda request: b"\xff\xff\xff\xff not a protobuf")
 elif MODE == "wrong_id":

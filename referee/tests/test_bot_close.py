@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from pitch_referee.process import StartOptions
 from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
 
 pytestmark = pytest.mark.slow
@@ -33,3 +34,32 @@ def test_a_cancelled_close_of_a_stubborn_bot_is_finished_by_the_referees_close(
     returncode, released = asyncio.run(main())
     assert returncode is not None, "the bot was still running when the referee had closed"
     assert released, "its pipe would be left for the garbage collector, after the loop"
+
+
+def test_a_game_stopped_while_its_bots_start_ends_only_when_every_start_has(
+    tmp_path, random_bot, misbehaving
+):
+    """Two bots that never say hello, one of them deaf to SIGTERM: stopped, the game must
+    wait for both to be stopped, not return when the first is and leave the other's stop
+    to be cut short when the event loop closes."""
+    quiet, stubborn = misbehaving("never_connect"), misbehaving("never_connect_stubborn")
+    settings = RefereeSettings(start=StartOptions(start_timeout_s=30))
+
+    async def main() -> list[str]:
+        async with Referee(tmp_path / "logs", settings, announce=lambda _: None) as ref:
+            seats = [
+                PlayerSlot(f"seat{seat}", manifest, manifest.name)
+                for seat, manifest in enumerate([random_bot, quiet, random_bot, stubborn])
+            ]
+            game = asyncio.ensure_future(ref.play(seats, game_id="g", seed=1))
+            await asyncio.sleep(1.5)  # the random bots are up; the other two never will be
+            game.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await game
+            return [
+                task.get_coro().__qualname__
+                for task in asyncio.all_tasks()
+                if task.get_coro().__qualname__ in {"Referee.bot", "BotProcess._stop"}
+            ]
+
+    assert asyncio.run(main()) == [], "a bot's start or stop outlived its game"
