@@ -411,6 +411,16 @@ def rerate(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -> Non
 def games(
     *,
     bot: Annotated[str | None, typer.Option(help="Only this bot's games.")] = None,
+    version: Annotated[
+        str | None,
+        typer.Option(help="Only games of this version of --bot (its version or hash prefix)."),
+    ] = None,
+    result: Annotated[str | None, typer.Option(help="Only games --bot won, lost or drawn.")] = None,
+    faults: Annotated[
+        bool | None,
+        typer.Option("--faults/--no-faults", help="Only games with a fault, or without one."),
+    ] = None,
+    match: Annotated[int | None, typer.Option(help="Only the games of this match.")] = None,
     limit: Annotated[int, typer.Option(help="Games per page.", min=1, max=10_000)] = 50,
     before: Annotated[
         int | None, typer.Option(help="Only games numbered below this one: the next page.")
@@ -424,11 +434,14 @@ def games(
     With --bot, each game's result and points are that bot's (its points first). The
     line under the table gives the command for the next (older) page.
     """
+    filters = {"version": version, "result": result, "faults": faults, "match": match}
     with open_ladder(ladder, db) as opened:
-        infos = opened.games(bot, limit=limit + 1, offset=offset, before=before)
+        infos = opened.games(bot, **filters, limit=limit + 1, offset=offset, before=before)
     console = output_console(TABLE_WIDTH)
     if not infos:
-        if before is None and not offset:
+        if any(value is not None for value in filters.values()):
+            console.print("no older games match" if before or offset else "no games match")
+        elif before is None and not offset:
             console.print("no games yet: `pitch ladder run` plays some")
         else:
             console.print("no older games: that was the last page")
@@ -437,6 +450,12 @@ def games(
     console.print(games_table(page) if bot is None else bot_games_table(page, bot))
     if more:
         options = [f"--bot {bot}"] if bot else []
+        options += [
+            f"--{name} {value}"
+            for name, value in filters.items()
+            if value is not None and name != "faults"
+        ]
+        options += [] if faults is None else ["--faults" if faults else "--no-faults"]
         options += [f"--limit {limit}"] if limit != 50 else []
         options += [f"--before {page[-1].id}", f"--ladder {ladder}"]
         console.print(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from ladder_testkit import add_match as _match
-from ladder_testkit import cli
+from ladder_testkit import cli, cli_error
 from ladder_testkit import ladder_with as _ladder_with
 from ladder_testkit import store_game as _store
 from sqlmodel import Session, select
@@ -340,3 +340,12 @@ def test_games_come_a_page_at_a_time_newest_first_with_the_next_page_named(
     assert len([line for line in last.splitlines() if "pair-0000" in line]) == 4
     assert "older ones" not in last  # the last page says nothing more
     assert "no older games" in cli("ladder", "games", "--before", str(numbers[-1]), *where)
+    drawn = cli("ladder", "games", "--bot", "beta", "--version", "2", "--result", "drawn", *where)
+    assert len([line for line in drawn.splitlines() if "pair-0000" in line]) == 3
+    lost = cli("ladder", "games", "--bot", "beta", "--result", "lost", "--limit", "1", *where)
+    assert "--bot beta --result lost --limit 1 --before" in " ".join(lost.split()), lost
+    of_match = cli("ladder", "games", "--match", str(third), "--no-faults", *where)
+    assert len([line for line in of_match.splitlines() if "pair-0000" in line]) == 3
+    assert "no games match" in cli("ladder", "games", "--faults", *where)
+    refused = cli_error("ladder", "games", "--result", "won", *where)
+    assert "a version or result filter needs a bot" in refused
