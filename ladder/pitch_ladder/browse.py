@@ -20,7 +20,10 @@ from typing import Any, NamedTuple
 from sqlalchemy import case, func
 from sqlmodel import Session, col, select
 
+from pitch_referee.team_ratings import TeamRating
+
 from .models import Bot, BotVersion, Game, GameRecord, Match, RatingHistory, VersionRating
+from .partnerships import team_ratings
 from .ratings import INITIAL_RATING, Rating
 from .standings import Fit, label_of
 
@@ -235,13 +238,29 @@ class OpponentLine:
 
 
 @dataclass(frozen=True)
+class PartnerLine:
+    """A bot's results in the team matches it played beside one partner (the
+    mixed-partnership format), all versions of both summed."""
+
+    partner: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
+
+
+@dataclass(frozen=True)
 class BotPage:
     name: str
     active: bool
     versions: list[VersionLine]
     """Newest first."""
     opponents: list[OpponentLine]
-    """Most games first, then by name."""
+    """Same-bot games (the bot in both seats of its team), most games first, then by name."""
+    partners: list[PartnerLine]
+    """Team matches, by partner: most games first, then by name."""
+    team: TeamRating | None
+    """The latest version's team-model rating (``None``: no team match yet)."""
     faults: dict[str, int]
     """The bot's faults by kind, in its newest ``FAULT_GAMES`` games with faults."""
     fault_games: int
@@ -277,11 +296,14 @@ def bot_page(session: Session, bot: Bot, fit: Fit) -> BotPage:
             )
         )
     faults, fault_games = _fault_counts(session, ids)
-    return BotPage(bot.name, bot.active, versions, _opponents(session, ids), faults, fault_games)
+    opponents, partners = _opponents(session, ids), _partners(session, ids)
+    team = team_ratings(session).get(ids[0]) if ids else None
+    return BotPage(bot.name, bot.active, versions, opponents, partners, team, faults, fault_games)
 
 
 def _opponents(session: Session, versions: list[int]) -> list[OpponentLine]:
-    """Results by opponent bot: per version and side, the games grouped by the other side."""
+    """Results by opponent bot in same-bot games: per version and side, the games grouped
+    by the other side."""
     totals: dict[int, list[int]] = {}  # opponent version: games, wins, losses, points, theirs
     for version in versions:
         for mine, theirs, win, loss, my_points, their_points in (
@@ -297,7 +319,7 @@ def _opponents(session: Session, versions: list[int]) -> list[OpponentLine]:
                     func.sum(my_points),
                     func.sum(their_points),
                 )
-                .where(col(mine) == version)
+                .where(col(mine) == version, col(Game.a_partner_version_id).is_(None))
                 .group_by(col(theirs))
             ):
                 total = totals.setdefault(opponent, [0, 0, 0, 0, 0])
@@ -314,6 +336,44 @@ def _opponents(session: Session, versions: list[int]) -> list[OpponentLine]:
         for name, (games, wins, losses, points, theirs) in by_bot.items()
     ]
     return sorted(lines, key=lambda line: (-line.games, line.opponent))
+
+
+def _partners(session: Session, versions: list[int]) -> list[PartnerLine]:
+    """Results by partner bot in team matches: per version and seat of its team (first or
+    second), the games grouped by who sat in the other."""
+    seats = (  # the bot's seat, its partner's, the score that is the team's win
+        (Game.a_version_id, Game.a_partner_version_id, 1.0),
+        (Game.a_partner_version_id, Game.a_version_id, 1.0),
+        (Game.b_version_id, Game.b_partner_version_id, 0.0),
+        (Game.b_partner_version_id, Game.b_version_id, 0.0),
+    )
+    totals: dict[int, list[int]] = {}  # partner version: games, wins, losses
+    for version in versions:
+        for mine, partner, win in seats:
+            for other, *counts in session.exec(
+                select(
+                    partner,
+                    func.count(),
+                    func.sum(case((col(Game.a_score) == win, 1), else_=0)),
+                    func.sum(case((col(Game.a_score) == 1.0 - win, 1), else_=0)),
+                )
+                .where(col(mine) == version, col(Game.a_partner_version_id).is_not(None))
+                .group_by(col(partner))
+            ):
+                total = totals.setdefault(other, [0, 0, 0])
+                for i, count in enumerate(counts):
+                    total[i] += int(count or 0)
+    names = version_names(session, totals)
+    by_bot: dict[str, list[int]] = {}
+    for other, counts in totals.items():
+        total = by_bot.setdefault(names[other].bot, [0, 0, 0])
+        for i, count in enumerate(counts):
+            total[i] += count
+    lines = [
+        PartnerLine(name, games, wins, losses, games - wins - losses)
+        for name, (games, wins, losses) in by_bot.items()
+    ]
+    return sorted(lines, key=lambda line: (-line.games, line.partner))
 
 
 def _fault_counts(session: Session, versions: list[int]) -> tuple[dict[str, int], int]:

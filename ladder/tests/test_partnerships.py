@@ -16,10 +16,12 @@ from ladder_testkit import (
     GREEDY,
     QUICK,
     RANDOM,
+    add_match,
     add_team_match,
     cli,
     cli_refusal,
     ladder_with,
+    store_game,
 )
 from sqlmodel import Session, col, func, select
 
@@ -184,3 +186,23 @@ def test_team_ratings_kept_between_reads_equal_ratings_computed_afresh(
                 session.commit()
             afresh = {line.bot: line.team for line in ladder.standings()}
             assert kept == afresh, round_number
+
+
+def test_a_bots_page_counts_team_matches_by_partner_and_same_bot_games_by_opponent(
+    db_url: str, tmp_path: Path
+) -> None:
+    ladder, versions = ladder_with(db_url, tmp_path, ["ace", "bee", "cat", "dog"])
+    with Session(ladder.engine) as session:
+        add_team_match(session, 1, ("ace", "bee", "cat", "dog"), versions, [1.0, 1.0, 0.5])
+        add_team_match(session, 1, ("cat", "ace", "bee", "dog"), versions, [0.0, 1.0])
+        add_team_match(session, 1, ("dog", "cat", "ace", "bee"), versions, [1.0])
+        store_game(session, add_match(session, 2, versions["ace"], versions["cat"]), "p", 1.0)
+        session.commit()
+    page = ladder.bot_page("ace")
+    assert [(line.opponent, line.games, line.wins) for line in page.opponents] == [("cat", 1, 1)]
+    partners = {
+        line.partner: (line.games, line.wins, line.losses, line.draws) for line in page.partners
+    }
+    # beside bee: 3 games as team A (2 won, 1 drawn) and 1 as team B (lost: A won it)
+    assert partners == {"bee": (4, 2, 1, 1), "cat": (2, 1, 1, 0)}
+    ladder.close()

@@ -8,6 +8,7 @@ the record's path within it.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from pitch_ladder.ladder import BotInfo
     from pitch_ladder.standings import Standing
     from pitch_referee.match.listing import MatchListing
+    from pitch_referee.team_ratings import TeamRating
 
     from .source import FolderGame
 
@@ -90,6 +92,14 @@ class OpponentOut(BaseModel):
     opponent_points: int
 
 
+class PartnerOut(BaseModel):
+    partner: str
+    games: int = Field(description="Team-match games this bot played beside the partner.")
+    wins: int
+    losses: int
+    draws: int
+
+
 class GameOut(BaseModel):
     key: str = Field(description="The game's key: a ladder's game number, or a record path.")
     url: str = Field(description="The game's viewer page.")
@@ -119,7 +129,16 @@ class BotDetailOut(BaseModel):
     name: str
     active: bool
     versions: list[VersionOut] = Field(description="Newest first.")
-    opponents: list[OpponentOut] = Field(description="Most games first.")
+    opponents: list[OpponentOut] = Field(
+        description="Results in same-bot games by opponent, most games first."
+    )
+    partners: list[PartnerOut] = Field(
+        default_factory=list,
+        description="Results in team matches (mixed partnerships) by partner, most games first.",
+    )
+    team: TeamRatingOut | None = Field(
+        default=None, description="The latest version's team-model rating (None: none played)."
+    )
     faults: dict[str, int] = Field(description="Its faults by kind, in its newest faulty games.")
     fault_games: int = Field(description="Games with faults read for `faults` (at most 200).")
     recent_games: list[GameOut]
@@ -184,12 +203,16 @@ def standing(line: Standing) -> StandingOut:
         losses=line.losses,
         draws=line.draws,
         score=line.score,
-        team=None
-        if team is None
-        else TeamRatingOut(
-            mu=team.mu, sigma=team.sigma, lower=team.lower, upper=team.upper, games=team.games
-        ),
+        team=team_rating(team),
         url=path_url("/bots", line.bot),
+    )
+
+
+def team_rating(team: TeamRating | None) -> TeamRatingOut | None:
+    if team is None:
+        return None
+    return TeamRatingOut(
+        mu=team.mu, sigma=team.sigma, lower=team.lower, upper=team.upper, games=team.games
     )
 
 
@@ -236,6 +259,8 @@ def bot_detail(page: BotPage, recent: list[GameOut]) -> BotDetailOut:
             )
             for line in page.opponents
         ],
+        partners=[PartnerOut(**asdict(line)) for line in page.partners],
+        team=team_rating(page.team),
         faults=page.faults,
         fault_games=page.fault_games,
         recent_games=recent,

@@ -156,4 +156,14 @@ def test_standings_show_the_team_models_rating_beside_elo_when_bots_partnered(
         api = page.request.get(f"{served.url}/api/standings").json()
         assert [line["team"]["games"] for line in api] == [6] * 4
         assert all(line["team"]["lower"] < line["team"]["mu"] for line in api)
+        page.goto(f"{served.url}/bots/dog")
+        partners = page.locator("table.partners tbody tr td:first-child").all_inner_texts()
+        assert sorted(partners) == ["ace", "bee", "cat"]  # one team match beside each
+        assert "No same-bot games yet." in page.inner_text("main")
+        shown = page.get_by_test_id("team-rating").inner_text()
+        detail = page.request.get(f"{served.url}/api/bots/dog").json()
+        assert sum(line["games"] for line in detail["partners"]) == 6
+        assert detail["opponents"] == []
+        assert shown == f"{detail['team']['mu']:.0f}" and detail["team"]["games"] == 6
+        screenshot("bot-with-partners")
     source.close()
