@@ -62,6 +62,10 @@ BACKOFF = 3.0
 """A stream waits at least this many times as long as its last poll took (the engine
 replays the whole record at each new step: 90 ms at 145 hands), so that a viewer of a
 long, fast game costs a server at most a quarter of a core."""
+MAX_WAIT_S = 2.0
+"""The longest wait between polls, however slow the last one was (a long game's first
+replay on a busy server), so that a game's end, or its run's death, shows within
+seconds."""
 KEEPALIVE_S = 15.0
 """A comment line after this much silence, so proxies keep the stream and a closed
 browser is noticed."""
@@ -259,7 +263,7 @@ async def _stream(request: Request, follower: _Follower) -> AsyncIterator[str]:
             quiet_since = time.monotonic()
         if await request.is_disconnected():
             return
-        await asyncio.sleep(max(POLL_S, BACKOFF * busy))
+        await asyncio.sleep(min(MAX_WAIT_S, max(POLL_S, BACKOFF * busy)))
 
 
 class _SharedTimelines:
