@@ -230,12 +230,11 @@ def live_events(request: Request, key: str, after: int = 0) -> StreamingResponse
     event's id counts the steps sent, so a reconnecting browser resumes where it was."""
     live = live_key(request.app.state.source, key)
     if live.record_path() is None:
-        try:
-            gone = Journal.read(live.journal).is_stale()
+        try:  # a journal whose run died streams what it holds, then ``gone``: a browser
+            # that connects just after the death is told so, not refused
+            Journal.read(live.journal)
         except (FileNotFoundError, JournalError):
-            gone = True
-        if gone:
-            raise NotFound(f"no live game {key}")
+            raise NotFound(f"no live game {key}") from None
     resumed = request.headers.get("last-event-id", "")
     start = int(resumed) if resumed.isdigit() else max(0, after)
     follower = _Follower(request.app.state.source, live, start)

@@ -162,7 +162,7 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_a_game_whose_writer_was_killed_is_not_listed_and_cannot_be_followed(client, served):
+def test_a_game_whose_writer_was_killed_is_not_listed_and_its_stream_says_so(client, served):
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(served / MATCH / "live")],
         stdout=subprocess.PIPE,
@@ -175,7 +175,10 @@ def test_a_game_whose_writer_was_killed_is_not_listed_and_cannot_be_followed(cli
         os.kill(writer.pid, signal.SIGKILL)
         writer.wait()
     assert client.get("/api/live").json() == []
-    assert client.get(f"/api/live/{MATCH}/pair-00003-b/events").status_code == 404
+    # a browser that connects after the death (a page opened just before) is told so
+    events = _events(client, f"/api/live/{MATCH}/pair-00003-b/events")
+    assert [name for name, _ in events] == ["timeline", "gone"]
+    assert "its run was killed" in events[1][1]["message"]
     assert "No game is being played now." in client.get("/live").text
 
 
