@@ -21,9 +21,15 @@ HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from ladder_testkit import DEAL_SECRET, comparable_ladder  # noqa: E402
+from sqlmodel import Session, select  # noqa: E402
 from test_serve import start, stop  # noqa: E402
 
 from pitch_ladder.ladder import Ladder  # noqa: E402
+from pitch_ladder.models import Game, LadderIdentity, RatingHistory  # noqa: E402
+from pitch_ladder.ownership import OWNER_ROW  # noqa: E402
+from pitch_ladder.pairing import PairingSettings  # noqa: E402
+from pitch_ladder.scheduler import Scheduler, SchedulerSettings  # noqa: E402
 
 pytestmark = pytest.mark.slow
 ROOT = HERE.parents[1]
@@ -133,6 +139,9 @@ def test_a_server_killed_mid_game_loses_and_repeats_no_game_when_started_again(
     where, settings = new_ladder(tmp_path, f"sqlite:///{tmp_path / 'ladder.db'}", hand_cap=6)
     folder = Path(where[1])
     with Ladder.open(folder, str(where[3])) as ladder:
+        with Session(ladder.engine) as session:  # deals an uninterrupted ladder can repeat
+            session.get_one(LadderIdentity, OWNER_ROW).deal_secret = DEAL_SECRET
+            session.commit()
         ladder.submit(GREEDY)
         ladder.submit(RANDOM)
     settings.write_text(settings.read_text().replace("games_per_match = 2", "games_per_match = 24"))
@@ -159,3 +168,35 @@ def test_a_server_killed_mid_game_loses_and_repeats_no_game_when_started_again(
         stop(process)
     assert len(resumed) == len(set(resumed)) == 24, "every game of the match, once each"
     assert games_before <= set(resumed)
+
+    reference = tmp_path / "uninterrupted" / "ladder"
+    comparable_ladder(reference)  # greedy and random, the same deals
+    once = SchedulerSettings(
+        pairing=PairingSettings(matches=1, placement=1), games_per_match=24, rules={"hand_cap": 6}
+    )
+    with Ladder.open(reference) as ladder, Scheduler(ladder, once, workers=1) as scheduler:
+        assert scheduler.step() is not None
+    killed = _first_round(folder, str(where[3]))
+    assert len(killed) == 2 * 24 and killed == _first_round(reference, None), (
+        "the same games, and the same ratings after each, as an uninterrupted run's"
+    )
+
+
+def _first_round(folder: Path, db: str | None) -> list[tuple[Any, ...]]:
+    """The first round's games in the Elo order, each with its result and the two Elo
+    ratings it left."""
+    with Ladder.open(folder, db) as ladder, Session(ladder.engine) as session:
+        rows = session.exec(
+            select(
+                Game.game_id,
+                Game.a_score,
+                Game.a_points,
+                Game.b_points,
+                RatingHistory.version_id,
+                RatingHistory.rating,
+            )
+            .join(RatingHistory, RatingHistory.game_id == Game.id)  # type: ignore[arg-type]
+            .where(Game.round == 1)
+            .order_by(Game.match_id, Game.game_id, RatingHistory.version_id)  # type: ignore[arg-type]
+        )
+        return [tuple(row) for row in rows]
