@@ -449,12 +449,8 @@ def games(
     page, more = infos[:limit], len(infos) > limit
     console.print(games_table(page) if bot is None else bot_games_table(page, bot))
     if more:
-        options = [f"--bot {bot}"] if bot else []
-        options += [
-            f"--{name} {value}"
-            for name, value in filters.items()
-            if value is not None and name != "faults"
-        ]
+        shown = {"bot": bot, "version": version, "result": result, "match": match}
+        options = [f"--{name} {value}" for name, value in shown.items() if value is not None]
         options += [] if faults is None else ["--faults" if faults else "--no-faults"]
         options += [f"--limit {limit}"] if limit != 50 else []
         options += [f"--before {page[-1].id}", f"--ladder {ladder}"]

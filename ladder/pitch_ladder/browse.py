@@ -325,15 +325,9 @@ def _opponents(session: Session, versions: list[int]) -> list[OpponentLine]:
                 total = totals.setdefault(opponent, [0, 0, 0, 0, 0])
                 for i, count in enumerate(counts):
                     total[i] += int(count or 0)
-    names = version_names(session, totals)
-    by_bot: dict[str, list[int]] = {}
-    for opponent, counts in totals.items():
-        total = by_bot.setdefault(names[opponent].bot, [0, 0, 0, 0, 0])
-        for i, count in enumerate(counts):
-            total[i] += count
     lines = [
         OpponentLine(name, games, wins, losses, games - wins - losses, points, theirs)
-        for name, (games, wins, losses, points, theirs) in by_bot.items()
+        for name, (games, wins, losses, points, theirs) in _by_bot(session, totals).items()
     ]
     return sorted(lines, key=lambda line: (-line.games, line.opponent))
 
@@ -363,17 +357,22 @@ def _partners(session: Session, versions: list[int]) -> list[PartnerLine]:
                 total = totals.setdefault(other, [0, 0, 0])
                 for i, count in enumerate(counts):
                     total[i] += int(count or 0)
-    names = version_names(session, totals)
-    by_bot: dict[str, list[int]] = {}
-    for other, counts in totals.items():
-        total = by_bot.setdefault(names[other].bot, [0, 0, 0])
-        for i, count in enumerate(counts):
-            total[i] += count
     lines = [
         PartnerLine(name, games, wins, losses, games - wins - losses)
-        for name, (games, wins, losses) in by_bot.items()
+        for name, (games, wins, losses) in _by_bot(session, totals).items()
     ]
     return sorted(lines, key=lambda line: (-line.games, line.partner))
+
+
+def _by_bot(session: Session, totals: dict[int, list[int]]) -> dict[str, list[int]]:
+    """Counts by version summed by bot: all versions of a bot are one line."""
+    names = version_names(session, totals)
+    by_bot: dict[str, list[int]] = {}
+    for version, counts in totals.items():
+        total = by_bot.setdefault(names[version].bot, [0] * len(counts))
+        for i, count in enumerate(counts):
+            total[i] += count
+    return by_bot
 
 
 def _fault_counts(session: Session, versions: list[int]) -> tuple[dict[str, int], int]:

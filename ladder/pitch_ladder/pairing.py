@@ -34,8 +34,12 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .schedule import Quartet
 
 UNKNOWN_WIDTH = 2000.0
 """The interval width taken for a version without a rating (no game yet): wider than any
@@ -162,7 +166,7 @@ def _by_uncertainty(
 
 def next_quartets(
     names: Sequence[str], partnered: Mapping[frozenset[str], int], count: int
-) -> list[tuple[str, str, str, str]]:
+) -> list[Quartet]:
     """Up to ``count`` groups of four bots (each sorted by name, no bot in two groups) for
     the next step's team matches, from ``partnered``: the team games each two bots have
     played as partners.
@@ -181,7 +185,7 @@ def next_quartets(
             i, j = (index[name] for name in pair)
             together[i, j] = together[j, i] = games
     taken = np.zeros(len(free), dtype=bool)
-    groups: list[tuple[str, str, str, str]] = []
+    groups: list[Quartet] = []
     while len(groups) < count and (~taken).sum() >= 4:
         # the least partnered pair of free bots: argmin takes the first by name among equals
         closed = taken[:, None] | taken[None, :] | np.tri(len(free), dtype=bool)

@@ -210,6 +210,19 @@ def game_row(
     )
 
 
+def add_game_with_record(
+    session: Session, match_id: int, game_id: str, a_score: float, record: dict[str, Any]
+) -> int:
+    """A game of the match with its record (no ratings), committed; its number."""
+    game = game_row(session, match_id, game_id, a_score)
+    session.add(game)
+    session.flush()
+    session.add(GameRecord.model_validate({"game_id": game.id, "record": record}))
+    session.commit()
+    assert game.id is not None
+    return game.id
+
+
 def store_game(
     session: Session, match_id: int, game_id: str, a_score: float, points: tuple[int, int] = (0, 0)
 ) -> None:

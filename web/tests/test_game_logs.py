@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from ladder_testkit import add_match, game_row, ladder_with
+from ladder_testkit import add_game_with_record, add_match, ladder_with
 from playwright.sync_api import expect
 from sqlmodel import Session
 
 from pitch_ladder.authors import add_author, author_named
-from pitch_ladder.models import Bot, GameRecord
+from pitch_ladder.models import Bot
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
@@ -56,14 +56,8 @@ def arena(tmp_path: Path) -> Iterator[Served]:
         player["log"] = str(logs / f"seat{seat}.log")
     with Session(ladder.engine) as session:
         session.get_one(Bot, 1).author_id = author_named(session, "alice").id  # alpha
-        game = game_row(
-            session, add_match(session, 1, versions["alpha"], versions["beta"]), GAME, 1.0
-        )
-        session.add(game)
-        session.flush()
-        session.add(GameRecord.model_validate({"game_id": game.id, "record": record}))
-        session.commit()
-        number = game.id
+        match = add_match(session, 1, versions["alpha"], versions["beta"])
+        number = add_game_with_record(session, match, GAME, 1.0, record)
     ladder.close()
     source = LadderSource(tmp_path / "ladder", db)
     yield Served(source, number, tokens)

@@ -11,7 +11,6 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from pitch_ladder.models import GameRecord
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
@@ -24,7 +23,7 @@ LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
 if str(LADDER_TESTS) not in sys.path:
     sys.path.insert(0, str(LADDER_TESTS))
 
-from ladder_testkit import add_match, game_row, ladder_with  # noqa: E402
+from ladder_testkit import add_game_with_record, add_match, ladder_with  # noqa: E402
 
 
 def a_game(hand_cap: int = 2) -> dict[str, Any]:
@@ -142,14 +141,8 @@ def test_a_ladder_game_is_viewed_by_its_number_with_its_bots_log_lines(tmp_path)
     record["players"][0]["log"] = str(log)
     record["players"][0]["name"] = "alpha"  # a bot of the operator's: its lines are shown
     with Session(ladder.engine) as session:
-        game = game_row(
-            session, add_match(session, 1, versions["alpha"], versions["beta"]), "pair-00000-a", 1.0
-        )
-        session.add(game)
-        session.flush()
-        session.add(GameRecord.model_validate({"game_id": game.id, "record": record}))
-        session.commit()
-        number = game.id
+        match = add_match(session, 1, versions["alpha"], versions["beta"])
+        number = add_game_with_record(session, match, "pair-00000-a", 1.0, record)
     ladder.close()
     source = LadderSource(tmp_path / "ladder", db)
     try:

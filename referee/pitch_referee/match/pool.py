@@ -1,9 +1,9 @@
 """The workers that play a match's deal pairs: one referee each, on threads or processes.
 
 Each worker asks the match for its next deal pair when it is free, so a worker that drew
-short games takes more of them and all finish together. One worker runs on a thread of the match's
-process (which is also how bots started by hand join); more run in worker processes,
-one referee each, so they use every core, each pinned to its own unless
+short games takes more of them and all finish together. One worker runs on a thread of
+the match's process (which is also how bots started by hand join); more run in worker
+processes, one referee each, so they use every core, each pinned to its own unless
 ``settings.affinity`` is off.
 """
 
