@@ -32,6 +32,7 @@ from pitch_ladder.scheduler import set_paused, status
 from pitch_ladder.submissions import bot_logs, open_log, retire_own, submit_upload, verdicts
 
 from .app import render
+from .params import GameNumber
 from .source import LadderSource, NotFound
 from .viewer import cached_timeline
 
@@ -190,7 +191,7 @@ def _mine(call: Callable[[], T]) -> T:
 
 
 @router.get("/game-logs/{number}", response_model=dict[str, Any])
-def game_logs(number: int, request: Request, author: AuthorDep) -> dict[str, Any]:
+def game_logs(number: GameNumber, request: Request, author: AuthorDep) -> dict[str, Any]:
     """Your bots' log lines in game ``number`` (an admin's token: every bot's), as the
     timeline's ``logs``: what the viewer adds beside the table when your token is in the tab."""
     source: LadderSource = request.app.state.source
