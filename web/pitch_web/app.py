@@ -46,6 +46,7 @@ def create_app(source: Source) -> FastAPI:
         openapi_url="/api/openapi.json",
     )
     app.state.source = source
+    app.openapi = lambda: described_errors(app)  # type: ignore[method-assign]
     # A 200-hand game's viewer page is 640 KB, 66 KB gzipped; event streams stay unbuffered
     # (Starlette never compresses text/event-stream).
     app.add_middleware(GZipMiddleware, minimum_size=1024)
@@ -87,6 +88,28 @@ def create_app(source: Source) -> FastAPI:
         return error_response(request, 500, f"the server failed: {type(error).__name__}")
 
     return app
+
+
+ERROR_SCHEMA = {
+    "title": "Error",
+    "description": "Any refusal or failure: a 4xx or 5xx status and one line saying why.",
+    "type": "object",
+    "properties": {"detail": {"type": "string", "title": "Detail"}},
+    "required": ["detail"],
+}
+
+
+def described_errors(app: FastAPI) -> dict[str, object]:
+    """The app's OpenAPI description, its 422 answers described as they are sent: one
+    line in ``detail`` (FastAPI describes its own list of errors, which this app turns
+    into that line)."""
+    if app.openapi_schema is None:
+        described = FastAPI.openapi(app)
+        schemas = described.get("components", {}).get("schemas", {})
+        if "HTTPValidationError" in schemas:
+            schemas["HTTPValidationError"] = ERROR_SCHEMA
+            schemas.pop("ValidationError", None)
+    return app.openapi_schema
 
 
 def validation_message(error: RequestValidationError) -> str:

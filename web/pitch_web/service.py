@@ -14,7 +14,6 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
@@ -32,6 +31,7 @@ from pitch_ladder.scheduler import set_paused, status
 from pitch_ladder.submissions import bot_logs, open_log, retire_own, submit_upload, verdicts
 
 from .app import render
+from .models import UtcDateTime
 from .params import GameNumber
 from .source import LadderSource, NotFound
 from .viewer import cached_timeline
@@ -57,7 +57,7 @@ class VerdictOut(BaseModel):
     new: bool
     version: str
     reason: str
-    submitted_at: datetime
+    submitted_at: UtcDateTime
 
 
 class LogOut(BaseModel):
@@ -72,7 +72,7 @@ class RetiredOut(BaseModel):
 
 class SchedulerOut(BaseModel):
     paused: bool
-    changed_at: datetime | None
+    changed_at: UtcDateTime | None
     changed_by: str
     pending_matches: int
 
