@@ -50,7 +50,9 @@ def create_app(source: Source) -> FastAPI:
     # A 200-hand game's viewer page is 640 KB, 66 KB gzipped; event streams stay unbuffered
     # (Starlette never compresses text/event-stream).
     app.add_middleware(GZipMiddleware, minimum_size=1024)
-    app.add_middleware(SecurityHeaders)
+    # outermost, around Starlette's error middleware, so that a 500 carries the headers too
+    build_stack = app.build_middleware_stack
+    app.build_middleware_stack = lambda: SecurityHeaders(build_stack())  # type: ignore[method-assign]
     app.mount("/static/swagger", StaticFiles(directory=Path(swagger_ui_path)), name="swagger")
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 

@@ -198,6 +198,22 @@ def test_every_answer_carries_the_security_headers(folder_client, url):
     assert "unsafe" not in policy
 
 
+def test_an_unexpected_failures_500_carries_the_security_headers(tmp_path, monkeypatch):
+    source = FolderSource(tmp_path)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("failed at /srv/arena/secret.toml")
+
+    monkeypatch.setattr(source, "matches", broken)
+    client = TestClient(create_app(source), raise_server_exceptions=False)
+    for url in ("/", "/api/matches"):
+        response = client.get(url)
+        assert response.status_code == 500
+        for name, value in SECURITY_HEADERS.items():
+            assert response.headers.get(name) == value, (url, name)
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+
 def test_the_docs_page_loads_nothing_from_another_site(folder_client):
     page = folder_client.get("/docs")
     assert page.status_code == 200
