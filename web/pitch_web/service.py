@@ -14,7 +14,6 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
@@ -32,6 +31,8 @@ from pitch_ladder.scheduler import set_paused, status
 from pitch_ladder.submissions import bot_logs, open_log, retire_own, submit_upload, verdicts
 
 from .app import render
+from .models import UtcDateTime
+from .params import GameNumber
 from .source import LadderSource, NotFound
 from .viewer import cached_timeline
 
@@ -56,7 +57,7 @@ class VerdictOut(BaseModel):
     new: bool
     version: str
     reason: str
-    submitted_at: datetime
+    submitted_at: UtcDateTime
 
 
 class LogOut(BaseModel):
@@ -71,7 +72,7 @@ class RetiredOut(BaseModel):
 
 class SchedulerOut(BaseModel):
     paused: bool
-    changed_at: datetime | None
+    changed_at: UtcDateTime | None
     changed_by: str
     pending_matches: int
 
@@ -190,7 +191,7 @@ def _mine(call: Callable[[], T]) -> T:
 
 
 @router.get("/game-logs/{number}", response_model=dict[str, Any])
-def game_logs(number: int, request: Request, author: AuthorDep) -> dict[str, Any]:
+def game_logs(number: GameNumber, request: Request, author: AuthorDep) -> dict[str, Any]:
     """Your bots' log lines in game ``number`` (an admin's token: every bot's), as the
     timeline's ``logs``: what the viewer adds beside the table when your token is in the tab."""
     source: LadderSource = request.app.state.source

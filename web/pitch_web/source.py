@@ -32,6 +32,8 @@ from pitch_referee.match.listing import (
 )
 from pitch_sdk.record import load_record
 
+from .params import ID_MAX, ladder_number
+
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
     from sqlmodel import Session
@@ -216,10 +218,11 @@ class LadderSource:
         Raises:
             NotFound: no game with that number.
         """
-        if not key.isdigit():
+        number = ladder_number(key)
+        if number is None:
             raise NotFound(f"no game {key}: ladder games are numbered")
         with _answers():
-            return self.ladder.game(int(key))
+            return self.ladder.game(number)
 
     def log_seats(self, record: dict[str, Any], author: Author | None) -> set[int]:
         """The seats of ``record`` whose bots' log lines ``author`` (``None``: anyone) may
@@ -254,7 +257,7 @@ class LadderSource:
     def matches(self, bot: str | None = None, **filters: Any) -> list[MatchInfo]:
         """``Ladder.matches``, its errors translated."""
         with _answers():
-            return self.ladder.matches(bot, **filters)
+            return self.ladder.matches(bot, **_below_any_id(filters))
 
     def match(self, key: str) -> MatchInfo:
         """A match by its number (as text).
@@ -262,15 +265,16 @@ class LadderSource:
         Raises:
             NotFound: no match with that number.
         """
-        if not key.isdigit():
+        number = ladder_number(key)
+        if number is None:
             raise NotFound(f"no match {key}: ladder matches are numbered")
         with _answers():
-            return self.ladder.match(int(key))
+            return self.ladder.match(number)
 
     def games(self, bot: str | None = None, **filters: Any) -> list[GameInfo]:
         """``Ladder.games``, its errors translated."""
         with _answers():
-            return self.ladder.games(bot, **filters)
+            return self.ladder.games(bot, **_below_any_id(filters))
 
     def close(self) -> None:
         self.refit.join(timeout=30)
@@ -320,6 +324,15 @@ class Refit:
             log.warning("refitting the standings failed: %s", error)
         finally:
             self._running.release()
+
+
+def _below_any_id(filters: dict[str, Any]) -> dict[str, Any]:
+    """``filters`` with a ``before`` past every possible id dropped: it bounds nothing, and
+    PostgreSQL refuses to compare its 32-bit ids with it."""
+    before = filters.get("before")
+    if before is not None and before > ID_MAX:
+        return {**filters, "before": None}
+    return filters
 
 
 @contextmanager
