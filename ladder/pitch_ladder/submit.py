@@ -56,21 +56,42 @@ _RANDOM_BOT = {
 
 
 def bot_files(folder: Path) -> Iterator[Path]:
-    """The files of a bot folder that make a version (no ``__pycache__``, no ``.pyc``).
+    """The files of a bot folder that make a version (no ``__pycache__``, no ``.pyc``), as
+    relative paths, sorted by their parts.
+
+    Walks the folder without recursion (``Path.rglob`` recurses once per folder, so a tree
+    about a thousand folders deep raised ``RecursionError``).
 
     Raises:
         LadderError: the folder holds a symbolic link.
     """
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if path.is_symlink():
-            raise LadderError(
-                f"refused: {relative} in {folder} is a symbolic link (to {os.readlink(path)}); "
-                "a bot folder must hold its own files: copy the file in instead of linking it"
-            )
-        if "__pycache__" in relative.parts or path.suffix == ".pyc" or not path.is_file():
+    found: list[tuple[str, ...]] = []
+    folders: list[tuple[str, ...]] = [()]
+    while folders:
+        parts = folders.pop()
+        try:
+            with os.scandir(folder.joinpath(*parts)) as entries:
+                listed = list(entries)
+        except PermissionError:  # as rglob did: what cannot be read is not the bot's
             continue
-        yield relative
+        for entry in listed:
+            relative = (*parts, entry.name)
+            if entry.is_symlink():
+                raise LadderError(
+                    f"refused: {Path(*relative)} in {folder} is a symbolic link (to "
+                    f"{os.readlink(entry.path)}); a bot folder must hold its own files: copy "
+                    "the file in instead of linking it"
+                )
+            if entry.is_dir():
+                folders.append(relative)
+            elif entry.is_file() and "__pycache__" not in relative and _suffix(entry) != ".pyc":
+                found.append(relative)
+    for parts in sorted(found):
+        yield Path(*parts)
+
+
+def _suffix(entry: os.DirEntry[str]) -> str:
+    return Path(entry.name).suffix
 
 
 def content_hash(folder: Path) -> str:
@@ -119,8 +140,12 @@ def copy_bot(source: Path, target: Path, name: str) -> BotManifest:
     of the ladder's games say which bot played; the content hash is the source's.
     """
     manifest = read_manifest(source)
+    target.mkdir(parents=True, exist_ok=True)
     for relative in bot_files(source):
-        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        made = target
+        for part in relative.parts[:-1]:  # not mkdir(parents=True): it recurses per folder
+            made /= part
+            made.mkdir(exist_ok=True)
         shutil.copy2(source / relative, target / relative)
     if manifest.name != name:
         (target / MANIFEST).write_text(_manifest_text(manifest, name))
