@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 from sqlmodel import Session, col, select
 
 from pitch_referee.errors import BotError
+from pitch_referee.logtail import clip
 
 from .archive import ArchiveError, ArchiveLimits, unpack
 from .authors import ForbiddenError, check_owner
@@ -35,6 +36,11 @@ from .scratch import scratch_folder
 from .submit import content_hash
 
 VERDICTS_SHOWN = 50
+REASON_BYTES = 8 * 1024
+"""The most of a refusal's reason that is kept, in UTF-8 bytes: its first lines, whole."""
+REASON_LINE_BYTES = 512
+"""The widest line of a reason kept (a bot's stderr lines are cut narrower at the source,
+``pitch_referee.logtail``)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,9 @@ def _keep(
     version: str = "",
     reason: str = "",
 ) -> Verdict:
+    """Store the verdict, its reason capped (``capped_reason``): every later read of the
+    author's verdicts sends it again."""
+    reason = capped_reason(reason)
     with Session(ladder.engine) as session:
         row = SubmissionVerdict.model_validate(
             {
@@ -122,6 +131,23 @@ def _keep(
         session.add(row)
         session.commit()
         return _verdict(row)
+
+
+def capped_reason(reason: str) -> str:
+    """``reason`` within ``REASON_BYTES``: each line cut at ``REASON_LINE_BYTES`` (marked
+    with the bytes cut), and the lines past the limit replaced by a line that counts them.
+    Bytes that are not UTF-8 (lone surrogates) are replaced, as a database must take it."""
+    lines = reason.splitlines()
+    kept: list[str] = []
+    size = 0
+    for number, line in enumerate(lines):
+        line = clip(line, REASON_LINE_BYTES)
+        size += len(line.encode()) + 1
+        if size > REASON_BYTES - 64:  # room for the line that says so
+            kept.append(f"[... {len(lines) - number:,} more lines cut]")
+            break
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def _verdict(row: SubmissionVerdict) -> Verdict:

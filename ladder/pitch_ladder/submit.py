@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pitch_referee.conformance import ConformanceReport, check_bot
 from pitch_referee.errors import ManifestError
+from pitch_referee.logtail import log_tail
 from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
@@ -40,7 +41,8 @@ SMOKE_SETTINGS = MatchSettings(
 """The smoke test: one game of one hand, the new bot in seats 0 and 2."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 STDERR_LINES = 20
-"""How much of a refused bot's stderr the refusal shows."""
+"""How much of a refused bot's stderr the refusal shows (each line cut at
+``logtail.LINE_BYTES``)."""
 FAILURES_SHOWN = 5
 """How many of a refused bot's conformance failures the refusal lists."""
 
@@ -240,10 +242,7 @@ def _smoke_game(bot: BotManifest, work: Path) -> None:
 
 
 def _stderr_tail(log: Path | None) -> str:
-    try:
-        lines = log.read_text(errors="replace").splitlines()[-STDERR_LINES:] if log else []
-    except OSError:
-        lines = []
+    lines = log_tail(log, STDERR_LINES) if log else []
     if not lines:
         return "; its stderr was empty"
     return "; the end of its stderr:\n" + "\n".join(f"  | {line}" for line in lines)

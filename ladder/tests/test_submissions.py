@@ -14,7 +14,15 @@ from pitch_ladder.archive import pack
 from pitch_ladder.authors import ForbiddenError, add_author, authenticate
 from pitch_ladder.ladder import Ladder, NotInLadder
 from pitch_ladder.models import Author
-from pitch_ladder.submissions import bot_logs, open_log, retire_own, submit_upload, verdicts
+from pitch_ladder.submissions import (
+    REASON_BYTES,
+    _keep,
+    bot_logs,
+    open_log,
+    retire_own,
+    submit_upload,
+    verdicts,
+)
 
 MANIFEST = b'name = "evil"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
 CRASHER = "import sys\nprint('segfault imminent', file=sys.stderr)\nsys.exit(3)\n"
@@ -197,3 +205,16 @@ def test_a_smoke_log_of_a_bot_whose_name_extends_anothers_is_not_the_others(
     assert [log.path for log in bot_logs(ladder, alice, "greedy")] == [
         "smoke/greedy-0123456789ab/smoke.log"
     ]
+
+
+def test_a_reason_is_capped_to_a_few_kilobytes_with_each_line_cut(ladder: Ladder) -> None:
+    alice = _author(ladder, "alice")
+    huge = "refused: flooder did not finish\n" + ("  | " + "x" * 3 * 2**20 + "\n") * 3
+    many = "refused: chatty\n" + "".join(f"  | line {number}\n" for number in range(5_000))
+    for reason in (huge, many, "refused: caf\udce9\n  | ok"):
+        kept = _keep(ladder, alice, "bot", "", accepted=False, reason=reason).reason
+        assert len(kept.encode()) <= REASON_BYTES
+        assert kept.splitlines()[0] == reason.splitlines()[0].replace("\udce9", "\ufffd")
+    stored = [verdict.reason for verdict in verdicts(ladder, alice)]
+    assert stored[2].splitlines()[1].endswith(f"... [{3 * 2**20 + 4 - 512:,} more bytes]")
+    assert stored[1].splitlines()[-1].endswith("more lines cut]")
