@@ -35,7 +35,7 @@ from pitch_referee.workers import usable_cores
 
 from . import backup as backups
 from . import browse
-from .authors import LOCAL_AUTHOR, author_named, check_owner
+from .authors import LOCAL_AUTHOR, author_named, check_new_name, check_owner, name_key
 from .browse import BotPage, MatchInfo, RatingPoint
 from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
@@ -216,7 +216,8 @@ class Ladder:
 
         Raises:
             ForbiddenError: another author owns the name.
-            LadderError: a bad manifest or name, an unknown author, the machine cannot
+            LadderError: a bad manifest or name, a new name like another bot's
+                (``authors.check_new_name``), an unknown author, the machine cannot
                 sandbox the bot, or the bot failed its smoke test (the message has its
                 stderr); nothing is stored then.
         """
@@ -227,12 +228,15 @@ class Ladder:
         digest = content_hash(manifest.folder)
         relative = f"{BOTS_FOLDER}/{name}/{digest[:12]}"
         # One submission of a name at a time (a server submits from many threads): the
-        # second of two identical ones then finds the first's version instead of racing it.
-        with waiting_lock(self.folder / SCRATCH_FOLDER / f"submit-{name}.lock"):
+        # second of two identical ones then finds the first's version instead of racing
+        # it, and the second of two look-alikes (by name_key) finds the first's name.
+        with waiting_lock(self.folder / SCRATCH_FOLDER / f"submit-{name_key(name)}.lock"):
             with Session(self.engine) as session:
                 owner = author_named(session, author)
                 bot = session.exec(select(Bot).where(Bot.name == name)).first()
-                if bot is not None:
+                if bot is None:
+                    check_new_name(session, name)  # before the smoke test, and again to store
+                else:
                     check_owner(bot, owner)
                     known = session.exec(
                         select(BotVersion).where(
@@ -289,6 +293,7 @@ class Ladder:
             bot = session.exec(select(Bot).where(Bot.name == name)).first()
             reactivated = bot is not None and not bot.active
             if bot is None:
+                check_new_name(session, name)
                 bot = Bot.model_validate({"name": name, "author_id": owner.id})
             check_owner(bot, owner)  # a bot made meanwhile by another author's submission
             bot.active = True

@@ -116,7 +116,7 @@ def check_name(name: str) -> None:
     Raises:
         LadderError: ``name`` cannot name a bot.
     """
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):  # not match: its $ also matches before a final newline
         raise LadderError(
             f"bot name {name!r}: use letters, digits, '-', '_' and '.' (at most 64, "
             "starting with a letter or digit)"
