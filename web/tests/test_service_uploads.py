@@ -16,11 +16,14 @@ from pitch_ladder.archive import pack
 from pitch_ladder.authors import add_author
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.submissions import REASON_BYTES
+from pitch_referee.errors import PitchError
 from pitch_referee.sandbox import unavailable_reason
 from pitch_web import create_app
 from pitch_web.service import ServiceSettings, enable_service
+from pitch_web.settings import ServeSettings
 from pitch_web.source import LadderSource
 
+RANDOM = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
 MANIFEST = b'name = "evil"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
 FLOODER = """import sys
 for _ in range(3):
@@ -129,3 +132,30 @@ def test_a_bot_flooding_stderr_is_refused_with_a_reason_of_a_few_kilobytes(
         "/api/submissions", headers={"Authorization": f"Bearer {arena.token}"}
     )
     assert len(listed.content) < 2 * REASON_BYTES
+
+
+def test_the_settings_file_sets_the_path_limits_and_refuses_one_out_of_range(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "arena.toml"
+    config.write_text("[uploads]\nmax_depth = 8\nmax_name_bytes = 100\nmax_path_bytes = 400\n")
+    limits = ServeSettings.load(config).uploads
+    assert (limits.max_depth, limits.max_name_bytes, limits.max_path_bytes) == (8, 100, 400)
+    config.write_text("[uploads]\nmax_depth = 100000\n")
+    with pytest.raises(PitchError) as refusal:
+        ServeSettings.load(config)
+    assert str(refusal.value) == f"{config}: [uploads]: max_depth must be at most 256"
+
+
+@pytest.mark.slow
+def test_an_upload_under_a_name_like_another_bots_is_a_422_naming_it(
+    arena: Arena, tmp_path: Path
+) -> None:
+    arena.source.ladder.submit(RANDOM, "Random", trust_bots=True)  # the local author's
+    pack(RANDOM, tmp_path / "random.tar.gz")  # its bot.toml says "random"
+    status, answer = arena.upload((tmp_path / "random.tar.gz").read_bytes())
+    assert status == 422
+    assert answer["detail"].startswith(
+        "refused: the bot name 'random' is taken: the ladder has 'Random'"
+    )
+    assert [bot["name"] for bot in arena.client.get("/api/bots").json()] == ["Random"]
