@@ -137,7 +137,7 @@ def capped_reason(reason: str) -> str:
     """``reason`` within ``REASON_BYTES``: each line cut at ``REASON_LINE_BYTES`` (marked
     with the bytes cut), and the lines past the limit replaced by a line that counts them.
     Bytes that are not UTF-8 (lone surrogates) are replaced, as a database must take it."""
-    lines = reason.splitlines()
+    lines = reason.split("\n")  # not splitlines: it also splits at \r, \x1c and more
     kept: list[str] = []
     size = 0
     for number, line in enumerate(lines):

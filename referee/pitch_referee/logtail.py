@@ -22,8 +22,12 @@ _CHUNK = 64 * 1024
 
 
 def clip(line: str, width: int = LINE_BYTES) -> str:
-    """``line`` cut to ``width`` UTF-8 bytes, marked ``[... N more bytes]`` if cut."""
-    data = line.encode(errors="surrogateescape")
+    """``line`` cut to ``width`` UTF-8 bytes, marked ``[... N more bytes]`` if cut; bytes
+    that were not UTF-8 (lone surrogates) come back as U+FFFD."""
+    try:
+        data = line.encode(errors="surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        data = line.encode(errors="replace")
     return _clipped(data[:width], len(data), width)
 
 

@@ -42,3 +42,5 @@ def test_a_missing_log_has_no_lines(tmp_path: Path) -> None:
 def test_clip_marks_what_it_cut() -> None:
     assert clip("abc" * 100, 10) == "abcabcabca... [290 more bytes]"
     assert clip("short") == "short"
+    assert clip("caf\udce9") == "caf\ufffd"  # a database takes it
+    assert clip("caf\udce9 \ud800") == "caf? ?"
