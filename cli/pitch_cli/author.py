@@ -11,6 +11,7 @@ from urllib.parse import quote
 import typer
 
 from .remote import ServerOption, TokenFileOption, TokenOption, call, token_of
+from .terminal import printable
 
 app = typer.Typer(
     name="author",
@@ -25,7 +26,8 @@ BotArgument = Annotated[str, typer.Argument(help="The bot's name in the ladder."
 def submissions(
     server: ServerOption, token: TokenOption = None, token_file: TokenFileOption = None
 ) -> None:
-    """Your uploads' verdicts, newest first, each refusal with its reason."""
+    """Your uploads' verdicts, newest first, each refusal with its reason (control
+    characters in it escaped)."""
     _, verdicts = call("GET", server, "/api/submissions", token_of(token, token_file))
     if not verdicts:
         print("no submissions yet")
@@ -33,9 +35,9 @@ def submissions(
         when = verdict["submitted_at"][:19].replace("T", " ")
         if verdict["accepted"]:
             what = "accepted" if verdict["new"] else "unchanged"
-            print(f"{when}  {verdict['bot']} {verdict['version']}: {what}")
+            print(printable(f"{when}  {verdict['bot']} {verdict['version']}: {what}"))
         else:
-            print(f"{when}  {verdict['bot'] or '?'}: {verdict['reason']}")
+            print(printable(f"{when}  {verdict['bot'] or '?'}: {verdict['reason']}"))
 
 
 @app.command()
@@ -49,14 +51,16 @@ def logs(
     token: TokenOption = None,
     token_file: TokenFileOption = None,
 ) -> None:
-    """List your bot's logs (its smoke tests', its seats' in each match), or print one."""
+    """List your bot's logs (its smoke tests', its seats' in each match), or print one
+    (at a terminal, with control characters escaped; as it is into a pipe or file)."""
     secret = token_of(token, token_file)
     where = f"/api/bots/{quote(bot)}/logs"
     if path is None:
         for log in call("GET", server, where, secret)[1]:
-            print(f"{log['size']:>10,}  {log['path']}")
+            print(printable(f"{log['size']:>10,}  {log['path']}"))
         return
-    sys.stdout.write(call("GET", server, f"{where}/{quote(path)}", secret, raw=True)[1])
+    text = call("GET", server, f"{where}/{quote(path)}", secret, raw=True)[1]
+    sys.stdout.write(printable(text) if sys.stdout.isatty() else text)
 
 
 @app.command()

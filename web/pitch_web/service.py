@@ -84,8 +84,12 @@ class HealthOut(BaseModel):
 
 
 def enable_service(app: FastAPI, settings: ServiceSettings | None = None) -> None:
-    """Add the service's routes to an application serving a ladder."""
+    """Add the service's routes to an application serving a ladder, sweeping first the
+    scratch folders of uploads that a killed server left (``Ladder.sweep_scratch``)."""
     app.state.service = settings or ServiceSettings()
+    source = app.state.source
+    if isinstance(source, LadderSource):
+        source.ladder.sweep_scratch()
     app.include_router(router)
     app.include_router(pages)
 
