@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ from .authors import ForbiddenError, check_owner
 from .errors import LadderError
 from .ladder import SCRATCH_FOLDER, SMOKE_FOLDER, Ladder
 from .models import LOCAL_AUTHOR_ID, Author, Bot, BotVersion, Match, SubmissionVerdict
+from .quotas import QuotaExceeded
 from .submit import content_hash
 
 VERDICTS_SHOWN = 50
@@ -66,21 +67,26 @@ def submit_upload(
     limits: ArchiveLimits | None = None,
     *,
     trust_bots: bool = False,
+    admit: Callable[[Path], None] | None = None,
 ) -> Verdict:
     """Unpack, check and store ``author``'s uploaded archive; the verdict, kept for them.
 
     A refused archive or bot is a verdict, not an error: the author reads why.
+    ``admit`` sees the unpacked bot folder before anything runs it (the author's quotas).
 
     Raises:
         ForbiddenError: the bot's name belongs to another author (nothing is kept).
+        QuotaExceeded: ``admit`` refused the bot (nothing is kept).
     """
     scratch = ladder.folder / SCRATCH_FOLDER / f"upload-{uuid.uuid4().hex}"
     scratch.parent.mkdir(parents=True, exist_ok=True)
     manifest = None
     try:
         manifest = unpack(upload, scratch, limits)
+        if admit is not None:
+            admit(scratch)
         stored = ladder.submit(scratch, author=author.name, trust_bots=trust_bots)
-    except ForbiddenError:
+    except (ForbiddenError, QuotaExceeded):
         raise
     except (ArchiveError, LadderError, BotError) as refusal:
         # The refused bot's hash, for its author, while its scratch copy is still there.
