@@ -68,6 +68,9 @@ class CheckQueue:
         self.queued = queued
         self.nice = nice
         self.waiting = 0
+        """Uploads admitted and not yet checked (their bodies arriving, or waiting)."""
+        self.ready = 0
+        """Uploads received whole and waiting for a worker."""
         self.running = 0
         self.started = 0
         """Checks handed to a worker since the server started."""
@@ -164,6 +167,7 @@ class Ticket:
         slots = queue._semaphore()
         turn = asyncio.ensure_future(slots.acquire())
         watch = asyncio.ensure_future(gone())
+        queue.ready += 1
         try:
             await asyncio.wait({turn, watch}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
@@ -172,6 +176,7 @@ class Ticket:
             turn.cancel()
             raise
         finally:
+            queue.ready -= 1
             watch.cancel()
         if not turn.done() or turn.cancelled():
             turn.cancel()
