@@ -9,7 +9,7 @@ line win over the file.
     body_timeout_s = 120    # and its body within this, from its first byte read
     keep_alive_s = 5        # an idle kept-alive connection is closed after it
     max_connections = 1000  # more at once: 503
-    max_header_bytes = 65536
+    max_header_bytes = 16384
 
     [limits]
     uploads_per_hour = 20   # per author (an admin may give one author others)
@@ -67,7 +67,7 @@ class ServerSettings:
     """An idle kept-alive connection is closed after it (uvicorn's ``timeout_keep_alive``)."""
     max_connections: int = 1000
     """Connections served at once; a request beyond them is a 503 (``limit_concurrency``)."""
-    max_header_bytes: int = 64 * 1024
+    max_header_bytes: int = 16 * 1024
     """A request's line and headers (``h11_max_incomplete_event_size``); over it, a 400."""
 
     def __post_init__(self) -> None:
