@@ -213,7 +213,7 @@ def checking(scratch: Path, count: int, bots: int, games: int, clients: int, at_
     archives = _archives(scratch, count)
     config = scratch / "checking.toml"
     config.write_text(f"[limits]\nchecks_at_once = {at_once}\n")
-    server = Server(folder, config)
+    server = Server(folder, config if at_once > 0 else None)  # 0: a server before [limits]
     try:
         _get(f"{server.address}api/standings")  # the first read fits; the rest read the fit
         quiet = hammer(f"{server.address}api/standings", clients, 3.0)
@@ -315,7 +315,9 @@ def main() -> None:
     parser.add_argument("--checking", type=int, default=45)
     parser.add_argument("--checking-bots", type=int, default=20)
     parser.add_argument("--checking-games", type=int, default=10_000)
-    parser.add_argument("--checks-at-once", type=int, default=2)
+    parser.add_argument(
+        "--checks-at-once", type=int, default=2, help="0: no settings file (an older server)"
+    )
     parser.add_argument(
         "--only", choices=["reads", "uploads", "checking", "scheduler"], action="append"
     )
