@@ -167,6 +167,8 @@ def _upload(address: str, token: str, archive: bytes) -> int:
         with urllib.request.urlopen(request, timeout=1200) as answer:
             return answer.status
     except urllib.error.HTTPError as error:
+        if error.code == 422:
+            print(f"  refused: {error.read()[:300]!r}", flush=True)
         return error.code
 
 
