@@ -15,9 +15,10 @@ Run by hand: ``uv run python bench/service.py``. Results go in ``bench/RESULTS.m
 3. **Reads while uploads are checked.** ``--checking`` authors (45 by default, as in
    issue 20) each upload a bot at once to a ladder of ``--checking-bots`` bots and
    ``--checking-games`` games, while ``--clients`` threads ask ``/api/standings`` until the
-   last upload has its answer: the standings' median, p95, p99 and worst latency while the
-   checks run (target: p99 under 200 ms), and the uploads' answers (201, or 503 for a
-   full queue). The server runs with ``[limits] checks_at_once`` from ``--checks-at-once``.
+   last upload has its answer: the standings' median, p95, p99 and worst latency before,
+   while the checks run (target: p99 under 200 ms) and after (the new bots listed), and
+   the uploads' answers (201, or 503 for a full queue). The server runs with
+   ``[limits] checks_at_once`` from ``--checks-at-once``.
 4. **The scheduler's overhead.** Eight bots; the scheduler plays ``--steps`` steps of
    eight two-game matches on ``--workers`` workers (``Scheduler.step``: choosing pairs from
    the ratings, writing the round, playing it on the pool, storing each game with its
@@ -230,6 +231,7 @@ def checking(scratch: Path, count: int, bots: int, games: int, clients: int, at_
             during = hammer(f"{server.address}api/standings", clients, 3600.0, until=done)
             statuses = [future.result() for future in sent]
         elapsed = time.perf_counter() - started
+        after = hammer(f"{server.address}api/standings", clients, 5.0)  # the new bots listed
         shown = {status: statuses.count(status) for status in sorted(set(statuses))}
         print(
             f"  standings alone, {clients} clients: median {quiet['median ms']:.1f} ms, "
@@ -243,6 +245,10 @@ def checking(scratch: Path, count: int, bots: int, games: int, clients: int, at_
             f"  standings meanwhile, {clients} clients, {during['requests']:.0f} requests: "
             f"median {during['median ms']:.1f} ms, p95 {during['p95 ms']:.1f} ms, "
             f"p99 {during['p99 ms']:.1f} ms, worst {during['max ms']:.1f} ms"
+        )
+        print(
+            f"  standings after, {clients} clients: median {after['median ms']:.1f} ms, "
+            f"p99 {after['p99 ms']:.1f} ms, worst {after['max ms']:.1f} ms"
         )
     finally:
         server.close()

@@ -131,6 +131,8 @@ class CheckQueue:
             process.join(5)
 
     def _executor(self) -> ProcessPoolExecutor:
+        if self._closed:
+            raise RuntimeError("the check queue is closed")
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(
@@ -187,17 +189,14 @@ class Ticket:
         queue.waiting -= 1
         queue.running += 1
         try:
-            if queue._closed:
-                raise Stopping("the server is stopping")
             queue.started += 1
-            # Submitted from one long-lived thread: a worker dies with the thread that
-            # started it (PR_SET_PDEATHSIG), and a request's thread may end before the worker.
-            submitted = await asyncio.get_running_loop().run_in_executor(
-                queue._submitter, queue._executor().submit, check, *args
-            )
-            future = asyncio.wrap_future(submitted)
             try:
-                return await future
+                # Submitted from one long-lived thread: a worker dies with the thread that
+                # started it (PR_SET_PDEATHSIG), and a request's thread may end first.
+                submitted = await asyncio.get_running_loop().run_in_executor(
+                    queue._submitter, queue._executor().submit, check, *args
+                )
+                return await asyncio.wrap_future(submitted)
             except (asyncio.CancelledError, RuntimeError, OSError) as error:
                 task = asyncio.current_task()
                 if queue._closed and not (task and task.cancelling()):
