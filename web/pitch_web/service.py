@@ -42,6 +42,8 @@ from pitch_ladder.models import Author
 from pitch_ladder.quotas import (
     AuthorLimits,
     QuotaExceeded,
+    Usage,
+    check_stored,
     count_versions,
     limits_of,
     override_of,
@@ -192,11 +194,7 @@ async def submit(
         with checks.ticket(author.id, quota.checks) as ticket:
             _count_upload(request, author.id, quota)
             stored = await run_in_threadpool(count_versions, ladder, author.id)
-            if stored >= quota.versions:
-                raise QuotaExceeded(
-                    f"over your limit: {stored} bot versions stored, the most you may have is "
-                    f"{quota.versions}; an admin can raise it (`pitch ladder author limits`)"
-                )
+            check_stored(quota, Usage(stored, 0))  # the disk is counted once unpacked
             scratch = ladder.folder / SCRATCH_FOLDER
             scratch.mkdir(exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=scratch, prefix="body-") as upload:
