@@ -23,8 +23,6 @@ import logging
 import multiprocessing
 import os
 import signal
-import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -216,48 +214,6 @@ def _start_worker(parent: int, nice: int) -> None:
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(nice)
-    threading.Thread(target=_demote_sessions, args=(nice,), name="demote", daemon=True).start()
-
-
-def _demote_sessions(nice: int, every_s: float = 0.05) -> None:
-    """Keep the scheduling groups of this process's descendants at ``nice``, for ever.
-
-    Each bot starts a session of its own (``setsid``, bubblewrap's ``--new-session``), and
-    where the kernel has autogroups on, a new session is a scheduling group that competes
-    with the server's as an equal whatever its processes' nice values: the bots of a check
-    would take the server's cores. Writing ``/proc/PID/autogroup`` lowers a group's share
-    (allowed without privileges in that direction); nothing happens without autogroups.
-    """
-    me = os.getpid()
-    while True:
-        for pid in _descendants(me):
-            try:
-                group = Path(f"/proc/{pid}/autogroup")
-                if not group.read_text().rstrip().endswith(f"nice {nice}"):
-                    group.write_text(str(nice))
-            except OSError:  # gone meanwhile, or no autogroups
-                pass
-        time.sleep(every_s)
-
-
-def _descendants(root: int) -> list[int]:
-    """The processes under ``root`` (Linux ``/proc``; none where it cannot say)."""
-    found: list[int] = []
-    stack = [root]
-    while stack:
-        pid = stack.pop()
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                children = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
-            except OSError:
-                continue
-            found += map(int, children)
-            stack += map(int, children)
-    return found
 
 
 _ladders: dict[tuple[str, str], Ladder] = {}
