@@ -5,11 +5,13 @@ An upload's check (unpack, smoke game, conformance check, in the sandbox) burns 
 seconds. Run in the server's threads, the checks held the GIL and Starlette's shared
 thread pool, which also serves every synchronous read route: 45 uploads at once stalled
 ``/api/standings`` for over 15 s. Here they run on ``workers`` processes of their own,
-each at a lower CPU priority (``nice``; the bots it starts inherit it), so that a read
-waits for neither a thread nor a core. At most ``queued`` uploads wait for a worker; one
-more is told to come back later (``QueueFull``: a 503 with Retry-After), and so is an
-author with ``per_author`` uploads in the queue or in a check already (``AuthorBusy``: a
-429).
+each at a lower CPU priority (``nice``), so that a read waits for neither a thread nor the
+GIL, and at most ``workers`` checks' bots compete for the cores. (A bot starts a session
+of its own, which with the kernel's autogroups is a scheduling group that its nice value
+does not lower against the server's: ``bench/RESULTS.md``.) At most ``queued`` uploads
+wait for a worker; one more is told to come back later (``QueueFull``: a 503 with
+Retry-After), and so is an author with ``per_author`` uploads in the queue or in a check
+already (``AuthorBusy``: a 429).
 
 A waiting check whose client has gone (``pitch submit`` killed, a connection dropped) is
 dropped before it starts. ``close`` (the server's shutdown) cancels the waiting checks
