@@ -528,7 +528,7 @@ def show(
 
 author_app = typer.Typer(
     name="author",
-    help="Authors and their API tokens: add, list, revoke, rotate.",
+    help="Authors and their API tokens: add, list, revoke, rotate; their limits.",
     no_args_is_help=True,
 )
 app.add_typer(author_app)
@@ -615,3 +615,48 @@ def author_list(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -
             str(info.bots),
         )
     output_console(TABLE_WIDTH).print(table)
+
+
+@author_app.command("limits")
+def author_limits(
+    name: Annotated[str, typer.Argument(help="The author whose limits to show or change.")],
+    *,
+    uploads_per_hour: Annotated[
+        int | None, typer.Option("--uploads-per-hour", min=1, help="Uploads in any hour.")
+    ] = None,
+    checks: Annotated[
+        int | None,
+        typer.Option("--checks", min=1, help="Uploads being checked or waiting, at once."),
+    ] = None,
+    versions: Annotated[
+        int | None, typer.Option("--versions", min=1, help="Bot versions stored.")
+    ] = None,
+    disk_bytes: Annotated[
+        int | None,
+        typer.Option("--disk-bytes", min=1, help="Bytes of their stored versions' files."),
+    ] = None,
+    clear: Annotated[
+        bool, typer.Option("--clear", help="Back to the server's settings (before the rest).")
+    ] = False,
+    ladder: LadderOption = DEFAULT_FOLDER,
+    db: DbOption = None,
+) -> None:
+    """Show an author's own limits, or give them some: the others stay the server's
+    ([limits] in `pitch serve --config`). A running server reads them at each upload."""
+    from pitch_ladder.quotas import set_limits
+
+    servers = "(the server's)"
+    with open_ladder(ladder, db) as opened:
+        override = set_limits(
+            opened,
+            name,
+            clear=clear,
+            uploads_per_hour=uploads_per_hour,
+            checks=checks,
+            versions=versions,
+            disk_bytes=disk_bytes,
+        )
+    shown = ", ".join(
+        f"{key} {servers if value is None else value}" for key, value in override.items()
+    )
+    output_console().print(f"{name}: {shown}", soft_wrap=True)

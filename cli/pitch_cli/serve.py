@@ -29,6 +29,7 @@ from .cluster import ClusterOption, ladder_executor
 if TYPE_CHECKING:
     import threading
 
+    from pitch_web.service import ServiceSettings
     from pitch_web.settings import ServeSettings
     from pitch_web.source import LadderSource, Source
 
@@ -225,8 +226,10 @@ def run(
     import uvicorn
 
     from pitch_web import create_app
-    from pitch_web.service import ServiceSettings, enable_service
+    from pitch_web.service import close_service, enable_service
+    from pitch_web.settings import ServeSettings
     from pitch_web.source import LadderSource
+    from pitch_web.timeouts import BodyTimeout, with_header_timeout
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -235,7 +238,7 @@ def run(
     stop = threading.Event()
     playing: threading.Thread | None = None
     if settings is not None and isinstance(source, LadderSource):
-        enable_service(app, ServiceSettings(settings.uploads, trust_bots))
+        enable_service(app, _service_settings(settings, trust_bots))
         if settings.scheduler.enabled:
             playing = _start_scheduler(source, settings, trust_bots, stop, cluster)
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)  # stdout is for the address
@@ -244,13 +247,18 @@ def run(
     logs.setdefault("filters", {})["redact"] = {"()": "pitch_web.security.RedactTokens"}
     for handler in logs["handlers"].values():
         handler.setdefault("filters", []).append("redact")
+    limits = (settings or ServeSettings()).server
     config = uvicorn.Config(
-        app,
+        BodyTimeout(app, limits.body_timeout_s),
+        http=with_header_timeout(limits.header_timeout_s),
+        timeout_keep_alive=limits.keep_alive_s,  # type: ignore[arg-type]  (a float works)
+        limit_concurrency=limits.max_connections,
+        h11_max_incomplete_event_size=limits.max_header_bytes,
         log_level="info" if settings else "warning",
         log_config=logs,
         timeout_graceful_shutdown=STREAM_GRACE_S,  # live games' streams end with their game
     )
-    server = uvicorn.Server(config)
+    server = _server_class()(config, lambda: close_service(app))
     on_ready()
     try:
         server.run(sockets=[listener])
@@ -262,6 +270,37 @@ def run(
         if playing is not None:
             playing.join(STOP_WAIT_S)
     print("stopped")
+
+
+def _service_settings(settings: ServeSettings, trust_bots: bool) -> ServiceSettings:
+    from pitch_web.service import ServiceSettings
+
+    return ServiceSettings(
+        settings.uploads,
+        trust_bots,
+        settings.limits.per_author(),
+        settings.limits.checks_at_once,
+        settings.limits.checks_queued,
+    )
+
+
+def _server_class() -> type:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, stopping the uploads' checks as soon as it starts to stop:
+        the waiting ones are cancelled and the running ones killed with their bots, so that
+        their requests end (503) within the shutdown's grace instead of after the checks."""
+
+        def __init__(self, config: uvicorn.Config, on_stop: Callable[[], None]) -> None:
+            super().__init__(config)
+            self.on_stop = on_stop
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            self.on_stop()
+            await super().shutdown(sockets)
+
+    return Server
 
 
 def _start_scheduler(

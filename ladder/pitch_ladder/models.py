@@ -384,3 +384,23 @@ class SubmissionVerdict(SubmissionVerdictBase, table=True):
     __tablename__ = "submission_verdict"
     __table_args__ = (Index("ix_submission_verdict_author_id_id", "author_id", "id"),)
     id: int | None = Field(default=None, primary_key=True)
+
+
+class AuthorLimitBase(SQLModel):
+    uploads_per_hour: int | None = None
+    """Uploads accepted for checking in any hour; None: the server's setting."""
+    checks: int | None = None
+    """The author's uploads being checked or waiting for a check at once."""
+    versions: int | None = None
+    """Bot versions stored for the author, retired bots' included."""
+    disk_bytes: int | None = Field(default=None, sa_type=_SEED)
+    """Bytes of the files of the author's stored versions, as unpacked."""
+    changed_at: datetime = _timestamp(default_factory=now)
+
+
+class AuthorLimit(AuthorLimitBase, table=True):
+    """An admin's override of the server's per-author limits (``pitch ladder author limits``):
+    one row per author who has one; a None column keeps the server's setting."""
+
+    __tablename__ = "author_limit"
+    author_id: int = Field(foreign_key="author.id", primary_key=True)

@@ -16,7 +16,7 @@ shows (``log_seats``). An admin may do all of it for every bot.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ from .authors import ForbiddenError, check_owner
 from .errors import LadderError
 from .ladder import SCRATCH_FOLDER, SMOKE_FOLDER, UPLOAD_PREFIX, Ladder
 from .models import LOCAL_AUTHOR_ID, Author, Bot, BotVersion, Match, SubmissionVerdict
+from .quotas import QuotaExceeded
 from .scratch import scratch_folder
 from .submit import content_hash
 
@@ -72,20 +73,25 @@ def submit_upload(
     limits: ArchiveLimits | None = None,
     *,
     trust_bots: bool = False,
+    admit: Callable[[Path], None] | None = None,
 ) -> Verdict:
     """Unpack, check and store ``author``'s uploaded archive; the verdict, kept for them.
 
     A refused archive or bot is a verdict, not an error: the author reads why.
+    ``admit`` sees the unpacked bot folder before anything runs it (the author's quotas).
 
     Raises:
         ForbiddenError: the bot's name belongs to another author (nothing is kept).
+        QuotaExceeded: ``admit`` refused the bot (nothing is kept).
     """
     with scratch_folder(ladder.folder / SCRATCH_FOLDER, UPLOAD_PREFIX) as scratch:
         manifest = None
         try:
             manifest = unpack(upload, scratch / "bot", limits)
+            if admit is not None:
+                admit(manifest.folder)
             stored = ladder.submit(manifest.folder, author=author.name, trust_bots=trust_bots)
-        except ForbiddenError:
+        except (ForbiddenError, QuotaExceeded):
             raise
         except (ArchiveError, LadderError, BotError) as refusal:
             # The refused bot's hash, for its author, while its scratch copy is still there.

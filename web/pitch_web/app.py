@@ -82,7 +82,9 @@ def create_app(source: Source) -> FastAPI:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
-        return error_response(request, error.status_code, str(error.detail))
+        response = error_response(request, error.status_code, str(error.detail))
+        response.headers.update(error.headers or {})  # Retry-After, WWW-Authenticate...
+        return response
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> Response:

@@ -7,30 +7,53 @@ token is a 401, acting on another author's bot a 403. An upload is the archive i
 the request body (``pitch submit`` sends it), read as it arrives and cut off at the
 size limit, so an oversized upload never fills the disk; it is then unpacked and checked
 by ``pitch_ladder.submissions``. These routes exist only when a ladder is served.
+
+Uploads are bounded per author (``pitch_ladder.quotas``: uploads per hour, checks at
+once, stored versions, disk) and by the server's check queue (``checks``): over a limit
+an upload is a 429, a full queue a 503, both with Retry-After and a one-line reason. The
+checks run in processes of their own, so reads never wait for them.
 """
 
 from __future__ import annotations
 
+import math
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, HTMLResponse, Response
-from pydantic import BaseModel
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from limits import RateLimitItemPerHour
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
+from starlette.requests import ClientDisconnect
 
 from pitch_ladder.archive import ArchiveLimits
 from pitch_ladder.authors import AuthenticationError, ForbiddenError, authenticate, require_admin
 from pitch_ladder.errors import LadderError
-from pitch_ladder.ladder import Ladder, NotInLadder
+from pitch_ladder.ladder import SCRATCH_FOLDER, Ladder, NotInLadder
 from pitch_ladder.models import Author
+from pitch_ladder.quotas import (
+    AuthorLimits,
+    QuotaExceeded,
+    Usage,
+    check_stored,
+    count_versions,
+    limits_of,
+    override_of,
+    set_limits,
+    usage,
+)
 from pitch_ladder.scheduler import set_paused, status
-from pitch_ladder.submissions import bot_logs, open_log, retire_own, submit_upload, verdicts
+from pitch_ladder.submissions import bot_logs, open_log, retire_own, verdicts
 
 from .app import render
+from .checks import QUEUE_RETRY_S, AuthorBusy, CheckQueue, QueueFull, Stopping, check_upload
 from .models import UtcDateTime
 from .params import GameNumber
 from .source import LadderSource, NotFound
@@ -48,6 +71,12 @@ class ServiceSettings:
     limits: ArchiveLimits = field(default_factory=ArchiveLimits)
     trust_bots: bool = False
     """Smoke-test uploads without the sandbox where the machine has none (never by default)."""
+    author_limits: AuthorLimits = field(default_factory=AuthorLimits)
+    """Every author's limits, before an admin's override (``[limits]``)."""
+    checks_at_once: int = 2
+    """Uploads checked at once, each in a process of its own."""
+    checks_queued: int = 64
+    """Uploads waiting for a check; one more is a 503."""
 
 
 class VerdictOut(BaseModel):
@@ -83,15 +112,45 @@ class HealthOut(BaseModel):
     scheduler_paused: bool
 
 
+class LimitsOut(BaseModel):
+    """An author's limits, what the admin's override sets, and what they use."""
+
+    author: str
+    limits: dict[str, int]
+    override: dict[str, int | None]
+    versions: int
+    disk_bytes: int
+
+
+class LimitsIn(BaseModel):
+    """An admin's override of one author's limits: the limits given change, the others stay
+    (``clear``: back to the server's settings first)."""
+
+    uploads_per_hour: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    checks: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    versions: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    disk_bytes: int | None = Field(default=None, ge=1, le=2**63 - 1)
+    clear: bool = False
+
+
 def enable_service(app: FastAPI, settings: ServiceSettings | None = None) -> None:
     """Add the service's routes to an application serving a ladder, sweeping first the
     scratch folders of uploads that a killed server left (``Ladder.sweep_scratch``)."""
-    app.state.service = settings or ServiceSettings()
+    app.state.service = settings = settings or ServiceSettings()
     source = app.state.source
     if isinstance(source, LadderSource):
         source.ladder.sweep_scratch()
+    app.state.checks = CheckQueue(settings.checks_at_once, settings.checks_queued)
+    app.state.upload_rates = MovingWindowRateLimiter(MemoryStorage())
     app.include_router(router)
     app.include_router(pages)
+
+
+def close_service(app: FastAPI) -> None:
+    """Stop the uploads' checks: the waiting ones cancelled, the running ones killed."""
+    checks: CheckQueue | None = getattr(app.state, "checks", None)
+    if checks is not None:
+        checks.close()
 
 
 def _ladder(request: Request) -> Ladder:
@@ -116,41 +175,113 @@ LadderDep = Annotated[Ladder, Depends(_ladder)]
 AuthorDep = Annotated[Author, Depends(_author)]
 
 
-@router.post("/submissions", status_code=201, response_model=VerdictOut)
+@router.post(
+    "/submissions",
+    status_code=201,
+    response_model=VerdictOut,
+    responses={429: {"description": "over a limit"}, 503: {"description": "the queue is full"}},
+)
 async def submit(
     request: Request, response: Response, ladder: LadderDep, author: AuthorDep
-) -> VerdictOut:
+) -> Response | VerdictOut:
     """Upload a bot (the body is its ``.tar.gz``, as ``pitch submit`` packs it): the verdict.
 
     201 with the stored version, 200 when identical content was already stored, 422 when
     the archive or the bot was refused (the reason, with the bot's stderr tail), 413 over
-    the size limit, 403 for another author's bot name.
+    the size limit, 403 for another author's bot name, 429 over one of the author's limits
+    and 503 when the checks' queue is full (both with Retry-After).
     """
     settings: ServiceSettings = request.app.state.service
-    limit = settings.limits.max_archive_bytes
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise HTTPException(413, _over(limit))
-    with tempfile.TemporaryFile() as upload:
-        received = 0
-        async for chunk in request.stream():
-            received += len(chunk)
-            if received > limit:
-                raise HTTPException(413, _over(limit))
-            upload.write(chunk)
-        upload.seek(0)
-        verdict = await run_in_threadpool(
-            _mine,
-            lambda: submit_upload(
-                ladder, author, upload, settings.limits, trust_bots=settings.trust_bots
-            ),
-        )
+    checks: CheckQueue = request.app.state.checks
+    assert author.id is not None
+    quota = await run_in_threadpool(limits_of, ladder, author.id, settings.author_limits)
+    try:
+        with checks.ticket(author.id, quota.checks) as ticket:
+            _count_upload(request, author.id, quota)
+            stored = await run_in_threadpool(count_versions, ladder, author.id)
+            check_stored(quota, Usage(stored, 0))  # the disk is counted once unpacked
+            scratch = ladder.folder / SCRATCH_FOLDER
+            scratch.mkdir(exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=scratch, prefix="body-") as upload:
+                await _receive_body(request, upload, settings.limits.max_archive_bytes)
+                verdict = await ticket.run(
+                    lambda: _gone(request),
+                    check_upload,
+                    str(ladder.folder),
+                    ladder.engine.url.render_as_string(hide_password=False),
+                    author.id,
+                    upload.name,
+                    settings.limits,
+                    settings.trust_bots,
+                    quota,
+                )
+    except QuotaExceeded as error:
+        return _later(429, str(error), error.retry_after)
+    except AuthorBusy as error:
+        return _later(429, str(error), QUEUE_RETRY_S)
+    except (QueueFull, Stopping) as error:
+        return _later(503, str(error), QUEUE_RETRY_S)
+    except ForbiddenError as error:
+        raise HTTPException(403, str(error)) from None
+    except ClientDisconnect:
+        raise HTTPException(400, "the upload ended before its last byte") from None
+    if verdict is None:  # the client left while its check waited: nobody reads this
+        raise HTTPException(400, "the client left before its check began")
     shown = VerdictOut(**asdict(verdict))
     if not verdict.accepted:
         raise HTTPException(422, verdict.reason)
     if not verdict.new:
         response.status_code = 200
     return shown
+
+
+def _count_upload(request: Request, author: int, quota: AuthorLimits) -> None:
+    """Count an upload against the author's hourly rate (a moving window).
+
+    Raises:
+        QuotaExceeded: the author has sent ``quota.uploads_per_hour`` in the last hour.
+    """
+    rates: MovingWindowRateLimiter = request.app.state.upload_rates
+    per_hour = RateLimitItemPerHour(quota.uploads_per_hour)
+    if rates.hit(per_hour, "uploads", str(author)):
+        return
+    window = rates.get_window_stats(per_hour, "uploads", str(author))
+    raise QuotaExceeded(
+        f"over your limit: {quota.uploads_per_hour} uploads in the last hour; "
+        "send it again when the window has moved on",
+        max(1, math.ceil(window.reset_time - time.time())),
+    )
+
+
+async def _receive_body(request: Request, file: Any, limit: int) -> None:
+    """Write the request's body to ``file`` as it arrives, cut off at ``limit`` bytes.
+
+    Raises:
+        HTTPException: 413 over the limit (declared or counted).
+        ClientDisconnect: the body stopped (the client left, or took too long).
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise HTTPException(413, _over(limit))
+    received = 0
+    async for chunk in request.stream():
+        received += len(chunk)
+        if received > limit:
+            raise HTTPException(413, _over(limit))
+        file.write(chunk)
+    file.flush()
+
+
+async def _gone(request: Request) -> None:
+    """Returns once the client has disconnected (after its body, nothing else comes)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+def _later(status: int, message: str, retry_after: int) -> JSONResponse:
+    return JSONResponse(
+        {"detail": message}, status_code=status, headers={"Retry-After": str(retry_after)}
+    )
 
 
 def _over(limit: int) -> str:
@@ -226,6 +357,50 @@ def resume(ladder: LadderDep, author: AuthorDep) -> SchedulerOut:
 def _switch(ladder: Ladder, author: Author, paused: bool) -> SchedulerOut:
     _mine(lambda: require_admin(author))
     return SchedulerOut(**asdict(set_paused(ladder, paused, author.name)))
+
+
+@router.get("/authors/{name}/limits", response_model=LimitsOut)
+def author_limits(name: str, request: Request, ladder: LadderDep, author: AuthorDep) -> LimitsOut:
+    """An author's limits and what they use of them (your own, or anyone's for an admin)."""
+    if author.name != name:
+        _mine(lambda: require_admin(author))
+    return _limits_out(request, ladder, name)
+
+
+@router.put("/authors/{name}/limits", response_model=LimitsOut)
+def change_author_limits(
+    name: str, change: LimitsIn, request: Request, ladder: LadderDep, author: AuthorDep
+) -> LimitsOut:
+    """Give an author limits of their own (an admin's token); the others' stay."""
+    _mine(lambda: require_admin(author))
+    values = change.model_dump(exclude={"clear"})
+    try:
+        set_limits(ladder, name, clear=change.clear, **values)
+    except LadderError as error:
+        raise NotFound(str(error)) from None
+    return _limits_out(request, ladder, name)
+
+
+def _limits_out(request: Request, ladder: Ladder, name: str) -> LimitsOut:
+    from sqlmodel import Session
+
+    from pitch_ladder.authors import author_named
+
+    settings: ServiceSettings = request.app.state.service
+    with Session(ladder.engine) as session:
+        try:
+            target = author_named(session, name)
+        except LadderError as error:
+            raise NotFound(str(error)) from None
+    assert target.id is not None
+    used = usage(ladder, ladder.folder, target.id)
+    return LimitsOut(
+        author=name,
+        limits=asdict(limits_of(ladder, target.id, settings.author_limits)),
+        override=override_of(ladder, target.id),
+        versions=used.versions,
+        disk_bytes=used.disk_bytes,
+    )
 
 
 @pages.get("/author", response_class=HTMLResponse, include_in_schema=False)

@@ -5,6 +5,19 @@ line win over the file.
     [server]
     host = "127.0.0.1"
     port = 8000
+    header_timeout_s = 10   # a request's headers must arrive within it
+    body_timeout_s = 120    # and its body within this, from its first byte read
+    keep_alive_s = 5        # an idle kept-alive connection is closed after it
+    max_connections = 1000  # more at once: 503
+    max_header_bytes = 16384
+
+    [limits]
+    uploads_per_hour = 20   # per author (an admin may give one author others)
+    checks = 2              # an author's uploads being checked or waiting, at once
+    versions = 50           # versions stored per author
+    disk_bytes = 104857600  # bytes of an author's stored versions, unpacked
+    checks_at_once = 2      # the server's check processes
+    checks_queued = 64      # uploads waiting for one; more: 503
 
     [scheduler]
     enabled = true          # false: serve the pages and API only
@@ -32,6 +45,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from pitch_ladder.archive import ArchiveLimits
 from pitch_ladder.pairing import PairingSettings
+from pitch_ladder.quotas import AuthorLimits
 from pitch_ladder.scheduler import SchedulerSettings
 from pitch_referee.errors import PitchError
 from pitch_sdk.options import RuleOptions
@@ -39,12 +53,58 @@ from pitch_sdk.options import RuleOptions
 
 @dataclass(frozen=True)
 class ServerSettings:
+    """The ``[server]`` table: where to listen, and how long a slow client is waited for."""
+
     host: str = "127.0.0.1"
     port: int = 8000
+    header_timeout_s: float = 10.0
+    """From a connection's opening (or its next request's first byte) to the end of the
+    request's headers; past it the connection is closed."""
+    body_timeout_s: float = 120.0
+    """From the first read of a request's body to its end; past it a 408, and the
+    connection is closed (50 MiB in 120 s: 440 KB/s)."""
+    keep_alive_s: float = 5.0
+    """An idle kept-alive connection is closed after it (uvicorn's ``timeout_keep_alive``)."""
+    max_connections: int = 1000
+    """Connections served at once; a request beyond them is a 503 (``limit_concurrency``)."""
+    max_header_bytes: int = 16 * 1024
+    """A request's line and headers (``h11_max_incomplete_event_size``); over it, a 400."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise ValueError(f"port {self.port} is not a port (0 to 65535)")
+        for name in ("header_timeout_s", "body_timeout_s", "keep_alive_s"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be more than 0")
+        if self.max_connections < 1 or self.max_header_bytes < 1024:
+            raise ValueError("max_connections must be at least 1, max_header_bytes 1024")
+
+
+@dataclass(frozen=True)
+class LimitsFile:
+    """The ``[limits]`` table: every author's limits, and the server's uploads' checks."""
+
+    uploads_per_hour: int = AuthorLimits.uploads_per_hour
+    checks: int = AuthorLimits.checks
+    versions: int = AuthorLimits.versions
+    disk_bytes: int = AuthorLimits.disk_bytes
+    checks_at_once: int = 2
+    """Uploads checked at once, each in a process of its own at a lower CPU priority."""
+    checks_queued: int = 64
+    """Uploads waiting for a check; one more is a 503 with Retry-After."""
+
+    def __post_init__(self) -> None:
+        self.per_author()
+        if self.checks_at_once < 1 or self.checks_queued < 0:
+            raise ValueError("checks_at_once must be at least 1, checks_queued at least 0")
+
+    def per_author(self) -> AuthorLimits:
+        """Every author's limits, before an admin's override.
+
+        Raises:
+            ValueError: a limit under 1.
+        """
+        return AuthorLimits(self.uploads_per_hour, self.checks, self.versions, self.disk_bytes)
 
 
 @dataclass(frozen=True)
@@ -85,6 +145,7 @@ class ServeSettings:
     server: ServerSettings = field(default_factory=ServerSettings)
     scheduler: SchedulerFile = field(default_factory=SchedulerFile)
     uploads: ArchiveLimits = field(default_factory=ArchiveLimits)
+    limits: LimitsFile = field(default_factory=LimitsFile)
 
     @classmethod
     def load(cls, path: Path | None) -> ServeSettings:
@@ -102,7 +163,12 @@ class ServeSettings:
             raise PitchError(f"cannot read the settings file {path}: {error.strerror}") from None
         except tomllib.TOMLDecodeError as error:
             raise PitchError(f"{path}: not valid TOML ({error})") from None
-        tables = {"server": ServerSettings, "scheduler": SchedulerFile, "uploads": ArchiveLimits}
+        tables = {
+            "server": ServerSettings,
+            "scheduler": SchedulerFile,
+            "uploads": ArchiveLimits,
+            "limits": LimitsFile,
+        }
         unknown = sorted(set(data) - set(tables))
         if unknown:
             raise PitchError(f"{path}: unknown table [{unknown[0]}] (known: {', '.join(tables)})")

@@ -38,9 +38,10 @@ HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from conftest import Served  # noqa: E402
 from ladder_testkit import POSTGRES, fresh_database  # noqa: E402
 from test_api import build_ladder, game_record, match_folder  # noqa: E402
+
+from conftest import Served  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from pitch_ladder.archive import ArchiveLimits, pack
 from pitch_ladder.authors import add_author, revoke
 from pitch_ladder.ladder import Ladder
 from pitch_web import create_app
-from pitch_web.service import ServiceSettings, enable_service
+from pitch_web.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import FolderSource, LadderSource
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,9 +36,9 @@ class Arena:
             name: add_author(self.ladder, name, admin=name == "operator").token
             for name in ("alice", "bob", "operator")
         }
-        app = create_app(self.source)
-        enable_service(app, ServiceSettings(limits=LIMITS))
-        self.client = TestClient(app)
+        self.app = create_app(self.source)
+        enable_service(self.app, ServiceSettings(limits=LIMITS))
+        self.client = TestClient(self.app)
 
     def as_(self, author: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[author]}"}
@@ -52,6 +52,7 @@ class Arena:
 def arena(tmp_path: Path) -> Iterator[Arena]:
     arena = Arena(tmp_path / "ladder")
     yield arena
+    close_service(arena.app)
     arena.source.close()
 
 

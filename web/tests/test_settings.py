@@ -29,6 +29,23 @@ def test_a_settings_file_sets_the_server_the_scheduler_and_the_upload_limits(tmp
     assert settings.scheduler.workers == 1 and settings.uploads.max_entries == 10
 
 
+def test_the_server_table_sets_the_timeouts_and_the_limits_table_the_quotas(tmp_path):
+    settings = _load(
+        tmp_path,
+        "[server]\nheader_timeout_s = 3\nbody_timeout_s = 30.5\nkeep_alive_s = 2\n"
+        "max_connections = 50\nmax_header_bytes = 8192\n"
+        "[limits]\nuploads_per_hour = 5\nchecks = 1\nversions = 7\ndisk_bytes = 1000\n"
+        "checks_at_once = 3\nchecks_queued = 9\n",
+    )
+    server = settings.server
+    assert (server.header_timeout_s, server.body_timeout_s, server.keep_alive_s) == (3, 30.5, 2)
+    assert (server.max_connections, server.max_header_bytes) == (50, 8192)
+    limits = settings.limits
+    assert (limits.uploads_per_hour, limits.checks, limits.versions) == (5, 1, 7)
+    assert (limits.disk_bytes, limits.checks_at_once, limits.checks_queued) == (1000, 3, 9)
+    assert limits.per_author().disk_bytes == 1000
+
+
 def test_no_file_is_the_defaults():
     assert ServeSettings.load(None) == ServeSettings()
 
@@ -47,6 +64,11 @@ def test_no_file_is_the_defaults():
         ("[scheduler]\nrules = { bogus = 1 }", "unknown rule option 'bogus'"),
         ("[uploads]\nmax_entries = true", "[uploads] max_entries must be int, not True"),
         ("server = 3", "server must be a table"),
+        ("[server]\nheader_timeout_s = 0", "header_timeout_s must be more than 0"),
+        ('[server]\nbody_timeout_s = "1m"', "[server] body_timeout_s must be float or int"),
+        ("[limits]\nversions = 0", "[limits]: versions must be at least 1"),
+        ("[limits]\nchecks_at_once = 0", "checks_at_once must be at least 1"),
+        ("[limits]\nspeed = 1", "[limits] has no setting 'speed'"),
         ("x = ", "not valid TOML"),
     ],
 )
