@@ -30,7 +30,7 @@ from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import load_record, record_result
+from pitch_sdk.record import load_record, log_file, record_result
 
 from .errors import LadderError
 
@@ -207,7 +207,7 @@ def _smoke_game(bot: BotManifest, work: Path) -> None:
         return
     reason = f"{faults[0].kind}: {faults[0].detail}" if faults else "the game did not finish"
     seat = faults[0].seat if faults else 0
-    log = Path(record["players"][seat]["log"]) if record else None
+    log = log_file(match, record["players"][seat]["log"]) if record else None
     raise LadderError(
         f"refused: {bot.name} did not finish a one-hand game against the random bot "
         f"({reason})" + _stderr_tail(log)

@@ -137,9 +137,13 @@ class StartOptions:
 class BotProcess:
     """One running bot (spawned, or started by hand) and its connection."""
 
-    def __init__(self, name: str, log_path: Path | None) -> None:
+    def __init__(self, name: str, log_path: Path | None, log_name: str | None = None) -> None:
         self.name = name
         self.log_path = log_path
+        """The file the bot's output goes to."""
+        self.log_name = log_name or (str(log_path) if log_path else None)
+        """How records and messages name that file: relative to the match folder where
+        the bot plays in one (``Referee.log_base``), never a path of the server's disk."""
         self.connection: BotConnection | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.controls: SeatControls | None = None
@@ -158,14 +162,16 @@ class BotProcess:
         log_path: Path,
         options: StartOptions,
         launcher: Launcher,
+        log_name: str | None = None,
     ) -> BotProcess:
-        """Start the bot and wait for its hello.
+        """Start the bot and wait for its hello; ``log_name``: how messages name its log
+        (default: ``log_path`` as given).
 
         Raises:
             BotStartError: the command failed, the bot exited, or no hello came in time;
                 the process is gone when this is raised.
         """
-        bot = cls(manifest.name, log_path)
+        bot = cls(manifest.name, log_path, log_name)
         token, hello = service.expect()
         try:
             env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
@@ -197,7 +203,7 @@ class BotProcess:
         if hello in done:
             return hello.result()
         hello.cancel()
-        where = f"; see {self.log_path}" if self.log_path else ""
+        where = f"; see {self.log_name}" if self.log_name else ""
         if exited in done:
             raise BotStartError(
                 f"{self.name} exited with status {self.process.returncode} before its hello{where}"
@@ -215,9 +221,11 @@ class BotProcess:
         self.connection.lost(f"the bot's process exited with status {status}")
 
     @classmethod
-    def failed(cls, name: str, error: BotStartError, log_path: Path | None) -> BotProcess:
+    def failed(
+        cls, name: str, error: BotStartError, log_path: Path | None, log_name: str | None = None
+    ) -> BotProcess:
         """A seat whose bot could not start: the game records the fault and moves on."""
-        bot = cls(name, log_path)
+        bot = cls(name, log_path, log_name)
         bot.start_error = error
         return bot
 

@@ -70,8 +70,13 @@ class Referee:
         *,
         launcher: Launcher | None = None,
         announce: Callable[[str], None] = print,
+        log_base: Path | None = None,
     ) -> None:
         self.log_dir = Path(log_dir)
+        self.log_base = log_base
+        """The folder that records name the bots' logs from (a match's folder: records
+        say ``logs/worker-0/A1-<bot>.log``, with forward slashes); ``None``: as
+        ``log_dir`` gives them."""
         self.settings = settings or RefereeSettings()
         self.launcher = launcher or self.settings.launcher()
         self.announce = announce
@@ -130,6 +135,7 @@ class Referee:
         await self._retire(slot.key, "restarting")
         assert self._service is not None
         log_path = self.log_dir / f"{slot.key}-{slot.name}.log"
+        log_name = _relative(log_path, self.log_base)
         try:
             bot = await BotProcess.spawn(
                 slot.manifest,
@@ -138,9 +144,10 @@ class Referee:
                 log_path,
                 self.settings.start,
                 self.launcher,
+                log_name,
             )
         except BotStartError as error:
-            bot = BotProcess.failed(slot.name, error, log_path)
+            bot = BotProcess.failed(slot.name, error, log_path, log_name)
         self._bots[slot.key] = bot
         return bot
 
@@ -259,6 +266,16 @@ def _attach_instructions(
         )
     lines.append(f"  (or give the bot --address '{address}' --token <its token>)")
     return "\n".join(lines)
+
+
+def _relative(path: Path, base: Path | None) -> str:
+    """``path`` as records name it: relative to ``base`` (forward slashes) when inside it."""
+    if base is not None:
+        try:
+            return path.absolute().relative_to(base.absolute()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
 
 
 def _bill_cpu(result: GameResult, bots: Sequence[BotProcess], before: list[float | None]) -> None:

@@ -7,6 +7,10 @@ a record file's path relative to the folder served.
 A source turns the ladder's and the match folders' own errors into two kinds the
 application answers: ``NotFound`` (a 404) and ``BadQuery`` (a 422, parameters it cannot
 answer). The ladder's database code is imported only for a ladder.
+
+Every record a source gives names its bots' logs relative to its match folder
+(``pitch_sdk.record.public_logs``): a record written with the server's absolute paths
+(before they were relative) shows none of them.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pitch_referee.match.listing import (
     read_summary,
     text,
 )
-from pitch_sdk.record import load_record
+from pitch_sdk.record import load_record, public_logs
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -98,7 +102,8 @@ class FolderSource:
         self.title = self.folder.name
 
     def record(self, key: str) -> dict[str, Any]:
-        return load_record(self._inside(key, "record"))
+        path = self._inside(key, "record")
+        return public_logs(load_record(path), match_folder(path))
 
     def close(self) -> None:
         pass
@@ -170,6 +175,12 @@ class FolderSource:
         return path
 
 
+def match_folder(record_path: Path) -> Path:
+    """The folder a record's logs are named from: its match folder (records are in
+    ``games/``), or the record's own folder for a loose record."""
+    return record_path.parent.parent if record_path.parent.name == "games" else record_path.parent
+
+
 def _folder_game(entry: dict[str, Any], prefix: str) -> FolderGame:
     scores = entry.get("scores")
     return FolderGame(
@@ -219,7 +230,8 @@ class LadderSource:
         if not key.isdigit():
             raise NotFound(f"no game {key}: ladder games are numbered")
         with _answers():
-            return self.ladder.game(int(key))
+            info, record = self.ladder.game(int(key))
+        return info, public_logs(record, match_folder(self.folder / info.record_path))
 
     def log_seats(self, record: dict[str, Any], author: Author | None) -> set[int]:
         """The seats of ``record`` whose bots' log lines ``author`` (``None``: anyone) may

@@ -175,9 +175,10 @@ class _PairWriter:
         for name, data in played.logs.items():
             _append_capped(logs / name, data)
         for outcome, record in zip(played.outcomes, played.records, strict=True):
-            for player in record.get("players", []):
-                if player.get("log"):
-                    player["log"] = str(logs / PurePath(player["log"]).name)
+            for entry in [*record.get("players", []), *record.get("faults", [])]:
+                if entry.get("log"):  # relative to the match folder, as a local worker's
+                    name = PurePath(entry["log"]).name
+                    entry["log"] = (logs / name).relative_to(self.folder.root).as_posix()
             write_record(record, self.folder.record_path(outcome.spec, self.compress))
 
 

@@ -275,6 +275,7 @@ async def _play_pairs(
         MatchFolder(job.root).worker_logs(worker),
         settings.referee_settings(job.sandboxed),
         announce=announce,
+        log_base=job.root,
     ) as referee:
         await play_pairs_at(referee, job, line.next_pair, line.report, line.stopped)
 
