@@ -34,8 +34,15 @@ from pitch_sdk.record import load_record, log_file, record_result
 
 from .errors import LadderError
 
+SMOKE_LOG_BUDGET_BYTES = 1024 * 1024
+"""What a smoke test's game keeps of each bot's logs, and the conformance check of the
+bot's: a refused bot's logs are kept for its author, and a flood stays small."""
 SMOKE_SETTINGS = MatchSettings(
-    games=1, duplicate=False, rules=RuleOptions(hand_cap=1), concurrency=1
+    games=1,
+    duplicate=False,
+    rules=RuleOptions(hand_cap=1),
+    concurrency=1,
+    log_budget_bytes=SMOKE_LOG_BUDGET_BYTES,
 )
 """The smoke test: one game of one hand, the new bot in seats 0 and 2."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -159,7 +166,8 @@ def _conformance(bot: BotManifest, work: Path) -> None:
         LadderError: the bot failed it.
     """
     sandbox = SandboxLimits() if unavailable_reason() is None else None
-    report = check_bot(bot, sandbox=sandbox, log_path=work / "conformance.log")
+    log = work / "conformance.log"
+    report = check_bot(bot, sandbox=sandbox, log_path=log, log_cap_bytes=SMOKE_LOG_BUDGET_BYTES)
     if not report.ok:
         raise LadderError(conformance_refusal(report))
 

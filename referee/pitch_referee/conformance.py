@@ -388,11 +388,13 @@ def check_bot(
     sandbox: SandboxLimits | None = None,
     log_path: Path | None = None,
     start_timeout_s: float = StartOptions.start_timeout_s,
+    log_cap_bytes: int = StartOptions.log_cap_bytes,
 ) -> ConformanceReport:
     """Run the conformance check on ``manifest``'s bot (see the module docstring).
 
     ``sandbox``: run the bot in the sandbox with these limits (``None``: as a plain
-    process); ``log_path``: keep the bot's output there (default: a temporary file).
+    process); ``log_path``: keep the bot's output there (default: a temporary file), at
+    most ``log_cap_bytes`` of it, however often the bot is restarted.
     Never raises for the bot's misdeeds: they are in the report.
     """
     if time_limit_ms < 1:
@@ -404,6 +406,7 @@ def check_bot(
             sandbox=sandbox,
             log_path=log_path,
             start_timeout_s=start_timeout_s,
+            log_cap_bytes=log_cap_bytes,
         )
     )
 
@@ -415,6 +418,7 @@ async def check_bot_async(
     sandbox: SandboxLimits | None = None,
     log_path: Path | None = None,
     start_timeout_s: float = StartOptions.start_timeout_s,
+    log_cap_bytes: int = StartOptions.log_cap_bytes,
 ) -> ConformanceReport:
     """``check_bot`` inside a running event loop."""
     report = ConformanceReport(manifest.name, manifest.version, time_limit_ms, sandbox is not None)
@@ -428,7 +432,12 @@ async def check_bot_async(
 
         async def spawn() -> BotProcess:
             return await BotProcess.spawn(
-                manifest, service, address, log, StartOptions(start_timeout_s), launcher
+                manifest,
+                service,
+                address,
+                log,
+                StartOptions(start_timeout_s, log_cap_bytes),
+                launcher,
             )
 
         await _Check(report, spawn, log, time_limit_ms, kept=log_path is not None).run(positions())

@@ -29,6 +29,9 @@ from .errors import BotStartError, BotTerminatedError
 from .manifest import BotManifest
 
 LOG_CAP_BYTES = 10 * 1024 * 1024
+"""What one log file keeps at most, across every process that writes it (a bot
+restarted after a fault appends to its seat's file): the default where a match does not
+share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
 SHUTDOWN_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
 
@@ -132,6 +135,7 @@ class StartOptions:
     start_timeout_s: float = 10.0
     """How long a spawned bot has to connect and say hello."""
     log_cap_bytes: int = LOG_CAP_BYTES
+    """What the bot's log file keeps at most, whatever it held before (``_copy_capped``)."""
 
 
 class BotProcess:
@@ -323,12 +327,14 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 
 
 async def _copy_capped(stream: asyncio.StreamReader | None, path: Path, cap: int) -> None:
-    """Copy the bot's output to ``path`` up to ``cap`` bytes, then drain and drop the rest."""
+    """Copy the bot's output to ``path`` until the file holds ``cap`` bytes, then drain and
+    drop the rest. The cap is the file's, not this process's: a bot restarted after a
+    fault, or a match resumed, appends to what its seat wrote before, and no more."""
     if stream is None:
         return
-    written = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as log:
+        written = path.stat().st_size
         while chunk := await stream.read(65536):
             if written < cap:
                 kept = chunk[: cap - written]

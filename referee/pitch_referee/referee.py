@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
@@ -42,6 +42,9 @@ class PlayerSlot:
     manifest: BotManifest | None
     """``None`` for a bot the user starts by hand."""
     name: str
+    log_cap_bytes: int | None = None
+    """What this slot's log file keeps at most (its share of its bot's log budget in the
+    match); ``None``: ``settings.start``'s cap."""
 
 
 @dataclass
@@ -136,13 +139,16 @@ class Referee:
         assert self._service is not None
         log_path = self.log_dir / f"{slot.key}-{slot.name}.log"
         log_name = _relative(log_path, self.log_base)
+        start = self.settings.start
+        if slot.log_cap_bytes is not None:
+            start = replace(start, log_cap_bytes=slot.log_cap_bytes)
         try:
             bot = await BotProcess.spawn(
                 slot.manifest,
                 self._service,
                 self.address,
                 log_path,
-                self.settings.start,
+                start,
                 self.launcher,
                 log_name,
             )
