@@ -34,7 +34,7 @@ from .archive import ArchiveError, ArchiveLimits, unpack
 from .authors import ForbiddenError, check_owner
 from .errors import LadderError
 from .ladder import SCRATCH_FOLDER, SMOKE_FOLDER, Ladder, NotInLadder
-from .models import LOCAL_AUTHOR_ID, Author, Bot, BotVersion, Match, SubmissionVerdict
+from .models import LOCAL_AUTHOR_ID, Author, Bot, BotVersion, Game, Match, SubmissionVerdict
 from .submit import content_hash
 
 VERDICTS_SHOWN = 50
@@ -260,19 +260,36 @@ def _submission(ladder: Ladder, author: Author, verdict_id: int) -> Path:
     return ladder.folder / SMOKE_FOLDER / f"{SUBMISSION_PREFIX}{verdict_id}"
 
 
-def log_seats(ladder: Ladder, record: dict[str, Any], author: Author | None) -> set[int]:
+def log_seats(
+    ladder: Ladder, record: dict[str, Any], author: Author | None, game: int | None = None
+) -> set[int]:
     """The seats of a game ``record`` whose bots' log lines ``author`` may read: their own
     bots' (an admin: every bot's). Without an author (anyone who asks), the operator's
-    bots': those submitted on the server's machine (the local author)."""
-    seats = {
-        player["seat"]: player.get("name")
-        for player in record.get("players", [])
-        if isinstance(player, dict) and player.get("seat") in range(4)
-    }
+    bots': those submitted on the server's machine (the local author).
+
+    With the ladder's ``game`` number, each seat's bot is the version that the game's row
+    seats there (``seat_versions``, partners included); without one, the bot the record
+    names."""
     if author is not None and author.admin:
-        return set(seats)
+        return {p["seat"] for p in record.get("players", []) if _seat_of(p) is not None}
     owner = LOCAL_AUTHOR_ID if author is None else author.id
     with Session(ladder.engine) as session:
+        row = session.get(Game, game) if game is not None else None
+        if row is not None:
+            by_version = _game_seat_versions(row)
+            owned_versions = set(
+                session.exec(
+                    select(BotVersion.id)
+                    .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+                    .where(col(BotVersion.id).in_(set(by_version.values())), Bot.author_id == owner)
+                )
+            )
+            return {seat for seat, version in by_version.items() if version in owned_versions}
+        seats = {
+            player["seat"]: player.get("name")
+            for player in record.get("players", [])
+            if _seat_of(player) is not None
+        }
         owned = set(
             session.exec(
                 select(Bot.name).where(
@@ -282,6 +299,26 @@ def log_seats(ladder: Ladder, record: dict[str, Any], author: Author | None) -> 
             )
         )
     return {seat for seat, name in seats.items() if name in owned}
+
+
+def _seat_of(player: object) -> int | None:
+    seat = player.get("seat") if isinstance(player, dict) else None
+    return seat if seat in range(4) else None
+
+
+def _game_seat_versions(game: Game) -> dict[int, int]:
+    """The version at each seat of a stored game: its match's slots (``seat_versions``)
+    at the table as ``schedule.seats`` puts them (bot A's team at seats 0 and 2 when
+    ``a_team`` is 0)."""
+    a_partner, b_partner = game.a_partner_version_id, game.b_partner_version_id
+    slots = {
+        "A1": game.a_version_id,
+        "A2": game.a_version_id if a_partner is None else a_partner,
+        "B1": game.b_version_id,
+        "B2": game.b_version_id if b_partner is None else b_partner,
+    }
+    order = ("A1", "B1", "A2", "B2") if game.a_team == 0 else ("B1", "A1", "B2", "A2")
+    return {seat: slots[key] for seat, key in enumerate(order)}
 
 
 def _owned(ladder: Ladder, author: Author, name: str) -> Bot:

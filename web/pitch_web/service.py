@@ -225,7 +225,7 @@ def game_logs(number: int, request: Request, author: AuthorDep) -> dict[str, Any
     timeline's ``logs``: what the viewer adds beside the table when your token is in the tab."""
     source: LadderSource = request.app.state.source
     _, record = source.game(str(number))
-    if not source.log_seats(record, author):
+    if not source.log_seats(record, author, number):
         raise HTTPException(403, f"no bot of game {number} is yours: its logs are its authors'")
     return {"logs": cached_timeline(request, str(number), author)["logs"]}
 

@@ -233,13 +233,15 @@ class LadderSource:
             info, record = self.ladder.game(int(key))
         return info, public_logs(record, match_folder(self.folder / info.record_path))
 
-    def log_seats(self, record: dict[str, Any], author: Author | None) -> set[int]:
-        """The seats of ``record`` whose bots' log lines ``author`` (``None``: anyone) may
-        read (``submissions.log_seats``)."""
+    def log_seats(
+        self, record: dict[str, Any], author: Author | None, game: int | None = None
+    ) -> set[int]:
+        """The seats of ``record`` (game number ``game``) whose bots' log lines ``author``
+        (``None``: anyone) may read: by the version in each seat (``submissions.log_seats``)."""
         from pitch_ladder.submissions import log_seats
 
         with _answers():
-            return log_seats(self.ladder, record, author)
+            return log_seats(self.ladder, record, author, game)
 
     def standings(self) -> list[Standing]:
         """The standings; empty before the first bot."""

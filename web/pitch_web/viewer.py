@@ -80,7 +80,7 @@ def game_timeline(source: Source, key: str, author: Author | None = None) -> dic
     if isinstance(source, LadderSource):
         info, record = source.game(key)
         game_id, path = info.game_id, source.folder / info.record_path
-        seats = source.log_seats(record, author)
+        seats = source.log_seats(record, author, info.id)
     else:
         record = source.record(key)
         path = source.folder / key
