@@ -310,13 +310,7 @@ def _game_seat_versions(game: Game) -> dict[int, int]:
     """The version at each seat of a stored game: its match's slots (``seat_versions``)
     at the table as ``schedule.seats`` puts them (bot A's team at seats 0 and 2 when
     ``a_team`` is 0)."""
-    a_partner, b_partner = game.a_partner_version_id, game.b_partner_version_id
-    slots = {
-        "A1": game.a_version_id,
-        "A2": game.a_version_id if a_partner is None else a_partner,
-        "B1": game.b_version_id,
-        "B2": game.b_version_id if b_partner is None else b_partner,
-    }
+    slots = seat_versions(game)
     order = ("A1", "B1", "A2", "B2") if game.a_team == 0 else ("B1", "A1", "B2", "A2")
     return {seat: slots[key] for seat, key in enumerate(order)}
 
@@ -357,9 +351,9 @@ def _log_paths(ladder: Ladder, bot: Bot) -> Iterator[Path]:
             yield from sorted((ladder.folder / folder).glob(f"logs/worker-*/{slot}-*.log"))
 
 
-def seat_versions(match: Match) -> dict[str, int]:
-    """The bot version in each process slot of ``match`` (``A1``/``A2`` team A's, ``B1``/
-    ``B2`` team B's; a team without a partner is its bot in both)."""
+def seat_versions(match: Match | Game) -> dict[str, int]:
+    """The bot version in each process slot of ``match`` (or of a game's match: ``A1``/
+    ``A2`` team A's, ``B1``/``B2`` team B's; a team without a partner is its bot in both)."""
     a_partner, b_partner = match.a_partner_version_id, match.b_partner_version_id
     return {
         "A1": match.a_version_id,
