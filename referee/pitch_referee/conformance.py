@@ -424,6 +424,7 @@ async def check_bot_async(
     report = ConformanceReport(manifest.name, manifest.version, time_limit_ms, sandbox is not None)
     private = tempfile.mkdtemp(prefix="pitch-check-")  # mode 0700: only we can connect
     log = log_path or Path(private) / "bot.log"
+    kept_before = log.stat().st_size if log.is_file() else 0  # a kept log is appended to
     server = None
     try:
         server, service, address = await start_server(f"unix:{private}/referee.sock")
@@ -436,7 +437,7 @@ async def check_bot_async(
                 service,
                 address,
                 log,
-                StartOptions(start_timeout_s, log_cap_bytes),
+                StartOptions(start_timeout_s, kept_before + log_cap_bytes),
                 launcher,
             )
 
