@@ -182,7 +182,10 @@ class _PairWriter:
             for entry in [*record.get("players", []), *record.get("faults", [])]:
                 if entry.get("log"):  # relative to the match folder, as a local worker's
                     name = PurePath(entry["log"]).name
-                    entry["log"] = (logs / name).relative_to(self.folder.root).as_posix()
+                    here = (logs / name).relative_to(self.folder.root).as_posix()
+                    if isinstance(entry.get("detail"), str):  # "...; see <its log>"
+                        entry["detail"] = entry["detail"].replace(entry["log"], here)
+                    entry["log"] = here
             write_record(record, self.folder.record_path(outcome.spec, self.compress))
 
     def _append(self, path: Path, data: bytes) -> None:
