@@ -188,10 +188,16 @@ def _pitch() -> None:
     """Pitch Arena: bots playing 13-point partner pitch. Add --verbose for tracebacks."""
 
 
-def _print_error(message: str) -> None:
+def _print_error(message: str, label: str = "error: ") -> None:
+    """``label`` in bold red, then ``message`` as text: its control characters escaped
+    (it may quote a bot's stderr: ``terminal.printable``), no markup read in it."""
     from rich.console import Console  # only on the way out: rich costs a tenth of a second
+    from rich.text import Text
 
-    Console(stderr=True).print(message, highlight=False, soft_wrap=True)
+    from .terminal import printable
+
+    line = Text(label, style="bold red") + Text(printable(message))
+    Console(stderr=True).print(line, highlight=False, soft_wrap=True)
 
 
 def main() -> None:
@@ -204,8 +210,8 @@ def main() -> None:
     except (PitchError, BotError, ValueError, OSError) as error:
         if verbose:
             raise
-        _print_error(f"[bold red]error:[/] {error}")
+        _print_error(str(error))
         raise SystemExit(1) from None
     except KeyboardInterrupt:
-        _print_error("interrupted")
+        _print_error("interrupted", label="")
         raise SystemExit(130) from None

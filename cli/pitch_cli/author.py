@@ -11,6 +11,7 @@ from urllib.parse import quote
 import typer
 
 from .remote import ServerOption, TokenFileOption, TokenOption, call, token_of
+from .terminal import printable
 
 app = typer.Typer(
     name="author",
@@ -25,8 +26,9 @@ BotArgument = Annotated[str, typer.Argument(help="The bot's name in the ladder."
 def submissions(
     server: ServerOption, token: TokenOption = None, token_file: TokenFileOption = None
 ) -> None:
-    """Your uploads' verdicts, newest first, each refusal with its reason; each by its
-    number (``pitch author logs -s NUMBER``: a refused one's smoke-test logs)."""
+    """Your uploads' verdicts, newest first, each refusal with its reason (control
+    characters in it escaped); each by its number (``pitch author logs -s NUMBER``: a
+    refused one's smoke-test logs)."""
     _, verdicts = call("GET", server, "/api/submissions", token_of(token, token_file))
     if not verdicts:
         print("no submissions yet")
@@ -34,9 +36,15 @@ def submissions(
         when = verdict["submitted_at"][:19].replace("T", " ")
         if verdict["accepted"]:
             what = "accepted" if verdict["new"] else "unchanged"
-            print(f"#{verdict['id']}  {when}  {verdict['bot']} {verdict['version']}: {what}")
+            print(
+                printable(
+                    f"#{verdict['id']}  {when}  {verdict['bot']} {verdict['version']}: {what}"
+                )
+            )
         else:
-            print(f"#{verdict['id']}  {when}  {verdict['bot'] or '?'}: {verdict['reason']}")
+            print(
+                printable(f"#{verdict['id']}  {when}  {verdict['bot'] or '?'}: {verdict['reason']}")
+            )
 
 
 @app.command()
@@ -63,7 +71,8 @@ def logs(
     token_file: TokenFileOption = None,
 ) -> None:
     """List your bot's logs (its seats' in each match), or a submission's (``-s NUMBER``:
-    a refused upload's smoke test), or print one."""
+    a refused upload's smoke test), or print one (at a terminal, with control characters
+    escaped; as it is into a pipe or file)."""
     secret = token_of(token, token_file)
     if submission is not None:
         where, path = f"/api/submissions/{submission}/logs", path or bot
@@ -74,11 +83,12 @@ def logs(
     if path is None:
         listed = call("GET", server, where, secret)[1]
         for log in listed:
-            print(f"{log['size']:>10,}  {log['path']}")
+            print(printable(f"{log['size']:>10,}  {log['path']}"))
         if not listed:
             print("no logs")
         return
-    sys.stdout.write(call("GET", server, f"{where}/{quote(path)}", secret, raw=True)[1])
+    text = call("GET", server, f"{where}/{quote(path)}", secret, raw=True)[1]
+    sys.stdout.write(printable(text) if sys.stdout.isatty() else text)
 
 
 @app.command()

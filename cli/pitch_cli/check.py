@@ -19,6 +19,7 @@ from pitch_referee.manifest import load_manifest
 
 from .render import count_of, output_console
 from .sandboxing import SandboxOption, sandbox_limits
+from .terminal import printable
 
 if TYPE_CHECKING:
     from pitch_referee.conformance import ConformanceReport
@@ -67,15 +68,15 @@ def _print(report: ConformanceReport, folder: Path) -> None:
     if report.asked:
         console.print(_positions_table(report))
     shown: tuple[str, ...] = ()
-    for failure in report.failures:
-        console.print(f"FAILED {failure}", style="red", soft_wrap=True)
+    for failure in report.failures:  # what the bot wrote, escaped: terminal.printable
+        console.print(printable(f"FAILED {failure}"), style="red", soft_wrap=True, markup=False)
         if failure.log_tail and failure.log_tail != shown:  # a restarted bot says it again
             console.print("  the end of its output:", soft_wrap=True)
             for line in failure.log_tail:
-                console.print(f"  | {line}", soft_wrap=True, markup=False)
+                console.print(printable(f"  | {line}"), soft_wrap=True, markup=False)
             shown = failure.log_tail
     if report.stopped:
-        console.print(report.stopped, style="red", soft_wrap=True)
+        console.print(printable(report.stopped), style="red", soft_wrap=True, markup=False)
     if report.not_asked:
         console.print(f"{count_of(len(report.not_asked), 'position')} not asked", style="red")
     for note in report.notes:

@@ -24,6 +24,7 @@ from pitch_sdk.record import replay
 
 from .cluster import ClusterOption, ladder_executor
 from .render import output_console, render_game
+from .terminal import printable
 
 if TYPE_CHECKING:
     from pitch_ladder.authors import IssuedToken
@@ -114,17 +115,19 @@ def submit(
 
 
 def print_submission(console: Console, submission: Submission) -> None:
+    """What a submission did; its manifest's version as text (escaped, no markup). A
+    refusal is a ``LadderError``, which ``main`` prints escaped."""
     if submission.new:
-        console.print(
+        line = (
             f"submitted {submission.bot} {submission.version}: it finished its smoke test; "
-            f"copied to {submission.folder}",
-            soft_wrap=True,
+            f"copied to {submission.folder}"
         )
     else:
-        console.print(
+        line = (
             f"{submission.bot}: identical content already submitted as "
             f"{submission.version}; nothing stored"
         )
+    console.print(printable(line), soft_wrap=True, markup=False)
     if submission.reactivated:
         console.print(f"{submission.bot} is active again")
 

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pitch_referee.errors import PitchError
+from pitch_referee.logtail import clip
 from pitch_referee.match import (
     Entrant,
     MatchError,
@@ -40,6 +41,7 @@ from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import log_file
 
 from .cluster import ClusterOption, match_workers
+from .terminal import printable
 
 console = Console(soft_wrap=True)  # long paths stay on one line, also when piped
 errors = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -500,8 +502,8 @@ def _print_faults(summary: MatchSummary, side: str) -> None:
     team = summary.team_name(side)
     console.print(f"  faults of {team} ({side.upper()}): {counts}", highlight=False)
     for tally in tallies:
-        console.print(
-            f"    {tally.kind}, first in {tally.first_game}: {tally.first_detail}",
+        console.print(  # details and logs quote the bot: escaped, terminal.printable
+            printable(f"    {tally.kind}, first in {tally.first_game}: {tally.first_detail}"),
             markup=False,
             highlight=False,
         )
@@ -514,7 +516,7 @@ def _print_faults(summary: MatchSummary, side: str) -> None:
             continue
         console.print(f"      the end of its log, {log}:", markup=False, highlight=False)
         for line in lines:
-            console.print(f"      | {line}", markup=False, highlight=False)
+            console.print(printable(f"      | {clip(line)}"), markup=False, highlight=False)
 
 
 def _log_tail(path: Path, count: int) -> list[str]:

@@ -245,6 +245,10 @@ def run(
             playing = _start_scheduler(source, settings, trust_bots, stop, cluster)
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)  # stdout is for the address
     logs["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    # a token sent in a query string is refused, but uvicorn would log the request whole
+    logs.setdefault("filters", {})["redact"] = {"()": "pitch_web.security.RedactTokens"}
+    for handler in logs["handlers"].values():
+        handler.setdefault("filters", []).append("redact")
     config = uvicorn.Config(
         app,
         log_level="info" if settings else "warning",

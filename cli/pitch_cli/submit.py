@@ -11,6 +11,7 @@ import typer
 from pitch_referee.errors import PitchError
 
 from .remote import ServerOption, TokenFileOption, TokenOption, call, token_of
+from .terminal import printable
 
 
 def submit(
@@ -36,8 +37,9 @@ def submit(
             "POST", server, "/api/submissions", secret, archive.read_bytes(), "application/gzip"
         )
     if status == 422:
-        raise PitchError(verdict["detail"])
+        raise PitchError(verdict["detail"])  # printed by main, escaped
+    what = f"{verdict['bot']} {verdict['version']}"
     if verdict["new"]:
-        print(f"accepted: {verdict['bot']} {verdict['version']} is stored and will play")
+        print(printable(f"accepted: {what} is stored and will play"))
     else:
-        print(f"unchanged: {verdict['bot']} {verdict['version']} was already stored")
+        print(printable(f"unchanged: {what} was already stored"))

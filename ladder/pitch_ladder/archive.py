@@ -9,15 +9,20 @@ the ladder's content hash covers (``submit.bot_files``), so an unpacked archive 
 like its folder.
 
 ``unpack`` trusts nothing in the archive. It refuses, naming the entry: a path that is
-absolute or has ``..``, any link (symbolic or hard, wherever it leads: a bot folder holds
-its own files, as ``pitch ladder submit`` requires), devices, fifos and anything else
-that is not a file or folder, an entry given twice, and a missing or broken
+absolute or has ``..``, a name that is not UTF-8 or holds a control character, a path
+deeper than ``max_depth`` folders or longer than ``max_name_bytes`` (one name) or
+``max_path_bytes`` (the whole path), any link (symbolic or hard, wherever it leads: a bot
+folder holds its own files, as ``pitch ladder submit`` requires), devices, fifos and
+anything else that is not a file or folder, an entry given twice, and a missing or broken
 ``bot.toml``. It counts as it reads: the compressed bytes (``max_archive_bytes``), the
-entries (``max_entries``), the bytes written (``max_unpacked_bytes``, whatever the
-headers say), and each entry's header bytes (``max_header_bytes``, so that a huge
-header is refused before tar reads it into memory). It writes only into a destination
-it creates, opening each file so that it cannot already exist or be a link, and a
-refused archive leaves nothing behind.
+files and folders (``max_entries``: every folder a path implies counts, whether the
+archive has an entry for it or not, so that a few entries with long paths cannot make
+thousands of folders), the bytes written (``max_unpacked_bytes``, whatever the headers
+say), and each entry's header bytes (``max_header_bytes``, so that a huge header is
+refused before tar reads it into memory). It writes only into a destination it creates,
+opening each file so that it cannot already exist or be a link, and a refused archive
+leaves nothing behind. Nothing here recurses once per folder: a deep tree is refused,
+never a ``RecursionError``.
 
 Does not touch the database.
 """
@@ -26,10 +31,10 @@ from __future__ import annotations
 
 import gzip
 import os
-import shutil
 import tarfile
+import unicodedata
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
@@ -37,6 +42,7 @@ from pitch_referee.errors import ManifestError
 from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 
 from .errors import LadderError
+from .scratch import remove_tree
 from .submit import bot_files, read_manifest
 
 _CHUNK = 64 * 1024
@@ -64,6 +70,26 @@ class ArchiveLimits:
     """The files' bytes in all, once unpacked: 200 MiB."""
     max_header_bytes: int = 64 * 2**10
     """One entry's header, long names and extended (pax) headers included: 64 KiB."""
+    max_depth: int = 32
+    """Names in one path: ``a/b/bot.py`` is 3 deep."""
+    max_name_bytes: int = 255
+    """One file or folder name, in UTF-8 bytes (what Linux file systems take)."""
+    max_path_bytes: int = 1024
+    """One path in the archive, in UTF-8 bytes."""
+
+    def __post_init__(self) -> None:
+        for limit in fields(self):
+            if getattr(self, limit.name) < 1:
+                raise ValueError(f"{limit.name} must be at least 1")
+        if self.max_depth > MAX_DEPTH:
+            raise ValueError(f"max_depth must be at most {MAX_DEPTH}")
+
+
+MAX_DEPTH = 256
+"""The deepest ``max_depth`` may be set: far beyond any bot, well short of what would
+strain the tools that walk a bot folder."""
+SHOWN_NAME = 120
+"""Characters of an entry's name that a refusal quotes (a longer name is cut, with ``...``)."""
 
 
 class ArchiveError(LadderError):
@@ -109,10 +135,16 @@ def pack(folder: Path, out: Path, limits: ArchiveLimits | None = None) -> int:
     limits = limits or ArchiveLimits()
     folder = read_manifest(folder).folder
     files = list(bot_files(folder))
-    if len(files) > limits.max_entries:
+    for relative in files:
+        try:
+            check_path(relative.as_posix(), limits)
+        except ArchiveError as error:
+            raise ArchiveError(f"{error} (in {folder})") from None
+    folders = {parent for relative in files for parent in relative.parents} - {Path(".")}
+    if len(files) + len(folders) > limits.max_entries:
         raise ArchiveError(
-            f"refused: {folder} has {len(files):,} files; an archive may hold at most "
-            f"{limits.max_entries:,}"
+            f"refused: {folder} has {len(files):,} files in {len(folders):,} folders; an "
+            f"archive may hold at most {limits.max_entries:,} files and folders"
         )
     total = sum((folder / relative).stat().st_size for relative in files)
     if total > limits.max_unpacked_bytes:
@@ -181,7 +213,7 @@ def unpack(
         _extract(archive, destination, limits)
         return _manifest(destination)
     except BaseException:
-        shutil.rmtree(destination, ignore_errors=True)
+        remove_tree(destination)
         raise
 
 
@@ -193,29 +225,53 @@ def _extract(stream: BinaryIO, destination: Path, limits: ArchiveLimits) -> None
     compressed = _Metered(stream)
     compressed.allow(limits.max_archive_bytes, _over_size(limits))
     unzipped = _Metered(gzip.GzipFile(fileobj=compressed, mode="rb"))  # type: ignore[arg-type]
-    entries = written = 0
+    written = 0
+    entries = _Entries(limits.max_entries)
     try:
         unzipped.allow(*_header_budget("the first entry", limits))  # tar reads it on opening
-        with tarfile.open(fileobj=unzipped, mode="r|") as tar:  # type: ignore[call-overload]
+        # Names that are not UTF-8 come as lone surrogates, for check_path to refuse.
+        with tarfile.open(  # type: ignore[call-overload]
+            fileobj=unzipped, mode="r|", encoding="utf-8", errors="surrogateescape"
+        ) as tar:
             while (member := tar.next()) is not None:
-                entries += 1
-                if entries > limits.max_entries:
-                    raise ArchiveError(
-                        f"refused: {member.name}: more than {limits.max_entries:,} files and "
-                        "folders in the archive"
-                    )
-                target = _target(destination, member)
+                target = _target(destination, member, limits)
+                name = _shown(member.name)
+                entries.add(target.relative_to(destination).parts, member.isdir(), name)
                 if member.isdir():
-                    _make_folders(destination, target, member.name)
+                    _make_folders(destination, target, name)
                 else:
                     unzipped.allow(
-                        member.size + _LOOKAHEAD,
-                        f"refused: {member.name}: more data than its header says",
+                        member.size + _LOOKAHEAD, f"refused: {name}: more data than its header says"
                     )
                     written = _write_file(tar, member, destination, target, written, limits)
-                unzipped.allow(*_header_budget(f"the entry after {member.name}", limits))
+                unzipped.allow(*_header_budget(f"the entry after {name}", limits))
     except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error) as error:
         raise ArchiveError(f"refused: not a .tar.gz archive, or a damaged one ({error})") from None
+
+
+class _Entries:
+    """The files and folders an archive makes, counted against ``max_entries``: every folder
+    that a path implies counts once, whether the archive has an entry for it or not."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._files = 0
+        self._folders: set[tuple[str, ...]] = set()
+
+    def add(self, parts: tuple[str, ...], folder: bool, name: str) -> None:
+        """Count a file (or a ``folder``) at ``parts`` and the folders it lies in.
+
+        Raises:
+            ArchiveError: the archive now makes more than the limit.
+        """
+        if not folder:
+            self._files += 1
+        self._folders.update(parts[:depth] for depth in range(1, len(parts) + folder))
+        if self._files + len(self._folders) > self._limit:
+            raise ArchiveError(
+                f"refused: {name}: more than {self._limit:,} files and folders in the archive "
+                "(each folder its paths imply counts)"
+            )
 
 
 def _header_budget(entry: str, limits: ArchiveLimits) -> tuple[int, str]:
@@ -226,26 +282,76 @@ def _header_budget(entry: str, limits: ArchiveLimits) -> tuple[int, str]:
     )
 
 
-def _target(destination: Path, member: tarfile.TarInfo) -> Path:
+def _target(destination: Path, member: tarfile.TarInfo, limits: ArchiveLimits) -> Path:
     """Where a file or folder entry goes in ``destination``.
 
     Raises:
-        ArchiveError: an absolute path, a ``..``, or an entry neither a file nor a folder.
+        ArchiveError: a name refused by ``check_path``, or an entry neither a file nor a
+            folder.
     """
-    name = member.name
-    path = PurePosixPath(name)
-    if path.is_absolute():
-        raise ArchiveError(f"refused: {name}: an absolute path")
-    if ".." in path.parts:
-        raise ArchiveError(f"refused: {name}: a path out of the bot folder (..)")
+    parts = check_path(member.name, limits)
     kind = _refused_kind(member)
     if kind:
-        link = f" (to {member.linkname})" if member.issym() or member.islnk() else ""
+        name = _shown(member.name)
+        link = f" (to {_shown(member.linkname)})" if member.issym() or member.islnk() else ""
         raise ArchiveError(
             f"refused: {name}: {kind}{link}; a bot archive holds only the bot's own files "
             "and folders"
         )
-    return destination.joinpath(*path.parts)
+    return destination.joinpath(*parts)
+
+
+def check_path(name: str, limits: ArchiveLimits) -> tuple[str, ...]:
+    """The parts of an archive path that a bot folder may hold (``.`` parts dropped).
+
+    ``name`` is as tar decodes it: bytes that are not UTF-8 are lone surrogates.
+
+    Raises:
+        ArchiveError: the name is not UTF-8, holds a control character, is absolute, has
+            a ``..``, or is deeper or longer than ``limits`` allow (the one-line reason
+            quotes the name, escaped and cut).
+    """
+    shown = _shown(name)
+    try:
+        size = len(name.encode())
+    except UnicodeEncodeError:
+        raise ArchiveError(f"refused: {shown}: a name that is not UTF-8") from None
+    if any(unicodedata.category(character) == "Cc" for character in name):
+        raise ArchiveError(f"refused: {shown}: a name with a control character")
+    path = PurePosixPath(name)
+    if path.is_absolute():
+        raise ArchiveError(f"refused: {shown}: an absolute path")
+    if ".." in path.parts:
+        raise ArchiveError(f"refused: {shown}: a path out of the bot folder (..)")
+    if len(path.parts) > limits.max_depth:
+        raise ArchiveError(
+            f"refused: {shown}: {len(path.parts):,} names deep, over the limit of "
+            f"{limits.max_depth:,}"
+        )
+    if size > limits.max_path_bytes:
+        raise ArchiveError(
+            f"refused: {shown}: a path of {size:,} bytes, over the limit of "
+            f"{limits.max_path_bytes:,}"
+        )
+    longest = max((len(part.encode()) for part in path.parts), default=0)
+    if longest > limits.max_name_bytes:
+        raise ArchiveError(
+            f"refused: {shown}: a name of {longest:,} bytes, over the limit of "
+            f"{limits.max_name_bytes:,}"
+        )
+    return path.parts
+
+
+def _shown(name: str) -> str:
+    """``name`` as a one-line refusal quotes it: escaped (bytes that are not UTF-8, and
+    control characters, as ``\\xff``), and cut to ``SHOWN_NAME`` characters."""
+    text = "".join(
+        f"\\x{ord(character) & 0xFF:02x}"
+        if 0xDC80 <= ord(character) <= 0xDCFF or unicodedata.category(character) == "Cc"
+        else character
+        for character in name[: SHOWN_NAME + 1]
+    )
+    return text if len(name) <= SHOWN_NAME else f"{text[:SHOWN_NAME]}..."
 
 
 def _refused_kind(member: tarfile.TarInfo) -> str | None:
@@ -291,17 +397,16 @@ def _write_file(
         ArchiveError: the file is there already, or its bytes take the archive past
             ``max_unpacked_bytes``.
     """
-    _make_folders(destination, target.parent, member.name)
+    name = _shown(member.name)
+    _make_folders(destination, target.parent, name)
     mode = 0o755 if member.mode & 0o100 else 0o644
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     try:
         descriptor = os.open(target, flags, mode)
     except FileExistsError:
-        raise ArchiveError(f"refused: {member.name}: in the archive twice") from None
+        raise ArchiveError(f"refused: {name}: in the archive twice") from None
     except OSError as error:
-        raise ArchiveError(
-            f"refused: {member.name}: cannot be written ({error.strerror})"
-        ) from None
+        raise ArchiveError(f"refused: {name}: cannot be written ({error.strerror})") from None
     source = tar.extractfile(member)
     assert source is not None  # a regular file always has its data
     with open(descriptor, "wb") as out:
@@ -309,7 +414,7 @@ def _write_file(
             written += len(chunk)
             if written > limits.max_unpacked_bytes:
                 raise ArchiveError(
-                    f"refused: {member.name}: unpacks past the limit of "
+                    f"refused: {name}: unpacks past the limit of "
                     f"{limits.max_unpacked_bytes:,} bytes in all (a decompression bomb?)"
                 )
             out.write(chunk)

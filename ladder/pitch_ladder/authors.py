@@ -8,7 +8,10 @@ token: ``rotate`` replaces it, ``revoke`` stops it and leaves the author without
 
 A bot name belongs to the author who first submitted it (``bot.author_id``); the author
 ``local`` (``models.LOCAL_AUTHOR_ID``) owns what was submitted on this machine without
-naming an author, and every bot that a ladder had before authors existed.
+naming an author, and every bot that a ladder had before authors existed. A new name may
+not look like one the ladder has: names are the same under NFKC case-folding
+(``name_key``), so ``Greedy`` is refused beside ``greedy``, whoever owns it
+(``check_new_name``). Bots that a ladder held before this rule keep their names.
 
 Errors map onto the service's answers: ``AuthenticationError`` is a 401,
 ``ForbiddenError`` a 403. Imports nothing of the ladder but its models and errors.
@@ -20,6 +23,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -242,6 +246,35 @@ def check_owner(bot: Bot, author: Author) -> None:
             f"refused: the bot name {bot.name!r} belongs to another author; submit your bot "
             "under a name of your own (`--name`)"
         )
+
+
+def name_key(name: str) -> str:
+    """What makes two bot names the same name: ``name`` NFKC-normalised and case-folded
+    (``Greedy`` and ``greedy``; ``ＧＲＥＥＤＹ`` too, were such a name allowed)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def check_new_name(session: Session, name: str) -> None:
+    """Allow a bot name that no bot of the ladder has yet, if none looks like it.
+
+    Reads the names alone (one narrow column; a ladder has hundreds of bots, and a
+    submission plays a smoke game besides), and compares their ``name_key``: no
+    database's ``lower()`` is trusted to fold as Unicode does. Callers hold the
+    submission lock of ``name_key(name)``, so that two look-alikes submitted at once take
+    turns and the second is refused.
+
+    Raises:
+        LadderError: a bot with another name of the same ``name_key`` exists (the reason
+            names it).
+    """
+    key = name_key(name)
+    for existing in session.exec(select(Bot.name)):
+        if existing != name and name_key(existing) == key:
+            raise LadderError(
+                f"refused: the bot name {name!r} is taken: the ladder has {existing!r}, and "
+                "names that differ only in case or Unicode form are the same name; choose "
+                "another (`--name`)"
+            )
 
 
 def list_authors(store: Store) -> list[AuthorInfo]:

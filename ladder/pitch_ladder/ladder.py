@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 import tomllib
 from collections.abc import Callable
@@ -36,7 +35,7 @@ from pitch_referee.workers import usable_cores
 
 from . import backup as backups
 from . import browse
-from .authors import LOCAL_AUTHOR, author_named, check_owner
+from .authors import LOCAL_AUTHOR, author_named, check_new_name, check_owner, name_key
 from .browse import BotPage, MatchInfo, RatingPoint
 from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
@@ -61,6 +60,7 @@ from .runner import (
     play_pending,
     schedule_rounds,
 )
+from .scratch import remove_tree, scratch_folder, sweep
 from .standings import (
     Fit,
     Standing,
@@ -75,7 +75,11 @@ from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_tes
 LADDER_FILE = "ladder.toml"
 BOTS_FOLDER = "bots"
 SCRATCH_FOLDER = "tmp"
-"""Submissions in progress: scratch copies and per-name locks."""
+"""Submissions in progress: scratch copies (``scratch.scratch_folder``) and per-name locks."""
+UPLOAD_PREFIX = "upload-"
+"""A scratch folder of an upload being unpacked (``submissions.submit_upload``)."""
+SUBMIT_PREFIX = "submit-"
+"""A scratch folder of a submission being copied and smoke-tested (``Ladder.submit``)."""
 SMOKE_FOLDER = "smoke"
 """Where a refused bot's smoke test stays: ``smoke/<name>-<hash12>/`` for one submitted on
 the server's machine (``ladder submit``), ``smoke/submission-<id>/`` for an upload, which
@@ -216,7 +220,8 @@ class Ladder:
 
         Raises:
             ForbiddenError: another author owns the name.
-            LadderError: a bad manifest or name, an unknown author, the machine cannot
+            LadderError: a bad manifest or name, a new name like another bot's
+                (``authors.check_new_name``), an unknown author, the machine cannot
                 sandbox the bot, or the bot failed its smoke test (the message has its
                 stderr); nothing is stored then.
         """
@@ -227,12 +232,15 @@ class Ladder:
         digest = content_hash(manifest.folder)
         relative = f"{BOTS_FOLDER}/{name}/{digest[:12]}"
         # One submission of a name at a time (a server submits from many threads): the
-        # second of two identical ones then finds the first's version instead of racing it.
-        with waiting_lock(self.folder / SCRATCH_FOLDER / f"submit-{name}.lock"):
+        # second of two identical ones then finds the first's version instead of racing
+        # it, and the second of two look-alikes (by name_key) finds the first's name.
+        with waiting_lock(self.folder / SCRATCH_FOLDER / f"submit-{name_key(name)}.lock"):
             with Session(self.engine) as session:
                 owner = author_named(session, author)
                 bot = session.exec(select(Bot).where(Bot.name == name)).first()
-                if bot is not None:
+                if bot is None:
+                    check_new_name(session, name)  # before the smoke test, and again to store
+                else:
                     check_owner(bot, owner)
                     known = session.exec(
                         select(BotVersion).where(
@@ -253,7 +261,7 @@ class Ladder:
             except IntegrityError:  # the same version stored meanwhile: its copy is ``target``
                 raise LadderError(f"{name} was submitted by another command meanwhile") from None
             except BaseException:
-                shutil.rmtree(target, ignore_errors=True)
+                remove_tree(target)
                 raise
 
     def _stage(self, source: Path, target: Path, name: str, smoke: Path | None) -> None:
@@ -261,20 +269,26 @@ class Ladder:
 
         A refused bot's smoke test stays in ``smoke`` (default ``smoke/<name>-<hash12>/``).
         """
-        (self.folder / SCRATCH_FOLDER).mkdir(exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f"submit-{name}-", dir=self.folder / SCRATCH_FOLDER))
-        scratch.chmod(0o755)  # mkdtemp's 0700 would shut out the sandbox's unprivileged user
         smoke = smoke or self.folder / SMOKE_FOLDER / f"{name}-{target.name}"
         shutil.rmtree(smoke, ignore_errors=True)
-        try:
+        with scratch_folder(self.folder / SCRATCH_FOLDER, f"{SUBMIT_PREFIX}{name}-") as scratch:
+            scratch.chmod(0o755)  # readable by the sandbox's unprivileged user, whatever umask
             copy = copy_bot(source, scratch, name)
             smoke_test(copy, smoke)
             shutil.rmtree(smoke)
-            shutil.rmtree(target, ignore_errors=True)  # a copy left by a killed submit
+            remove_tree(target)  # a copy left by a killed submit
             target.parent.mkdir(parents=True, exist_ok=True)
             scratch.rename(target)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+
+    def sweep_scratch(self) -> list[str]:
+        """Remove the scratch folders that submissions left behind (a killed process, or
+        one interrupted while cleaning up); their names. A folder that a running
+        submission holds is never touched, whoever runs it: see ``scratch``.
+
+        Called where a ladder starts its work, once: when a server enables uploads, and
+        when ``ladder run`` takes the run lock.
+        """
+        return sweep(self.folder / SCRATCH_FOLDER, (UPLOAD_PREFIX, SUBMIT_PREFIX))
 
     def _store(self, name: str, digest: str, relative: str, author: str) -> Submission:
         manifest = read_manifest(self.folder / relative)
@@ -283,6 +297,7 @@ class Ladder:
             bot = session.exec(select(Bot).where(Bot.name == name)).first()
             reactivated = bot is not None and not bot.active
             if bot is None:
+                check_new_name(session, name)
                 bot = Bot.model_validate({"name": name, "author_id": owner.id})
             check_owner(bot, owner)  # a bot made meanwhile by another author's submission
             bot.active = True
@@ -448,6 +463,7 @@ class Ladder:
         require_sandbox(trust_bots)
         with RunLock(self.folder, wait, on_wait):
             self.check_database()
+            self.sweep_scratch()
             unfinished = pending_rounds(self.engine)
             if rounds > unfinished:
                 schedule_rounds(

@@ -1,7 +1,8 @@
 """Bots submitted from elsewhere: an author's upload, its verdict, and what is theirs to read.
 
 ``pitch serve`` hands an authenticated author's upload here. The archive is unpacked in a
-scratch folder of the ladder (``archive.unpack`` refuses what it must), then submitted as
+scratch folder of the ladder (``archive.unpack`` refuses what it must; the folder is removed
+however the upload ends: ``scratch``), then submitted as
 a local folder is (``Ladder.submit``: the name's owner, the content hash, the smoke game
 and the conformance check in the sandbox). Every upload leaves a verdict, accepted or
 refused with its reason and the bot's stderr tail, that its author (and an admin) can
@@ -17,9 +18,7 @@ the bot's name. An admin may do all of it for every bot.
 from __future__ import annotations
 
 import re
-import shutil
 import tempfile
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,15 +28,22 @@ from typing import Any, BinaryIO
 from sqlmodel import Session, col, or_, select
 
 from pitch_referee.errors import BotError
+from pitch_referee.logtail import clip
 
 from .archive import ArchiveError, ArchiveLimits, unpack
 from .authors import ForbiddenError, check_owner
 from .errors import LadderError
-from .ladder import SCRATCH_FOLDER, SMOKE_FOLDER, Ladder, NotInLadder
+from .ladder import SCRATCH_FOLDER, SMOKE_FOLDER, UPLOAD_PREFIX, Ladder, NotInLadder
 from .models import LOCAL_AUTHOR_ID, Author, Bot, BotVersion, Game, Match, SubmissionVerdict
+from .scratch import scratch_folder
 from .submit import content_hash
 
 VERDICTS_SHOWN = 50
+REASON_BYTES = 8 * 1024
+"""The most of a refusal's reason that is kept, in UTF-8 bytes: its first lines, whole."""
+REASON_LINE_BYTES = 512
+"""The widest line of a reason kept (a bot's stderr lines are cut narrower at the source,
+``pitch_referee.logtail``)."""
 
 
 @dataclass(frozen=True)
@@ -77,27 +83,25 @@ def submit_upload(
     Raises:
         ForbiddenError: the bot's name belongs to another author (nothing is kept).
     """
-    scratch = ladder.folder / SCRATCH_FOLDER / f"upload-{uuid.uuid4().hex}"
-    smoke = scratch.with_name(f"{scratch.name}-smoke")
-    scratch.parent.mkdir(parents=True, exist_ok=True)
-    manifest = None
-    try:
+    with scratch_folder(ladder.folder / SCRATCH_FOLDER, UPLOAD_PREFIX) as scratch:
+        manifest = None
+        smoke = scratch / "smoke"  # a refused bot's smoke test, until its verdict has an id
         try:
-            manifest = unpack(upload, scratch, limits)
-            stored = ladder.submit(scratch, author=author.name, trust_bots=trust_bots, smoke=smoke)
+            manifest = unpack(upload, scratch / "bot", limits)
+            stored = ladder.submit(
+                manifest.folder, author=author.name, trust_bots=trust_bots, smoke=smoke
+            )
         except ForbiddenError:
             raise
         except (ArchiveError, LadderError, BotError) as refusal:
             # The refused bot's hash, for its author, while its scratch copy is still there.
             bot, digest = (manifest.name, content_hash(manifest.folder)) if manifest else ("", "")
-            reason = public_reason(str(refusal), ladder.folder, {scratch: "", smoke: ""})
+            shown = {scratch / "bot": "", smoke: "", scratch: ""}  # the server's paths
+            reason = public_reason(str(refusal), ladder.folder, shown)
             verdict = _keep(ladder, author, bot, digest, accepted=False, reason=reason)
             if smoke.is_dir():  # its smoke test's logs: this submission's, by its id
                 smoke.rename(submission_folder(ladder, verdict.id))
             return verdict
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-        shutil.rmtree(smoke, ignore_errors=True)
     return _keep(
         ladder,
         author,
@@ -153,6 +157,9 @@ def _keep(
     version: str = "",
     reason: str = "",
 ) -> Verdict:
+    """Store the verdict, its reason capped (``capped_reason``): every later read of the
+    author's verdicts sends it again."""
+    reason = capped_reason(reason)
     with Session(ladder.engine) as session:
         row = SubmissionVerdict.model_validate(
             {
@@ -168,6 +175,23 @@ def _keep(
         session.add(row)
         session.commit()
         return _verdict(row)
+
+
+def capped_reason(reason: str) -> str:
+    """``reason`` within ``REASON_BYTES``: each line cut at ``REASON_LINE_BYTES`` (marked
+    with the bytes cut), and the lines past the limit replaced by a line that counts them.
+    Bytes that are not UTF-8 (lone surrogates) are replaced, as a database must take it."""
+    lines = reason.split("\n")  # not splitlines: it also splits at \r, \x1c and more
+    kept: list[str] = []
+    size = 0
+    for number, line in enumerate(lines):
+        line = clip(line, REASON_LINE_BYTES)
+        size += len(line.encode()) + 1
+        if size > REASON_BYTES - 64:  # room for the line that says so
+            kept.append(f"[... {len(lines) - number:,} more lines cut]")
+            break
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def _verdict(row: SubmissionVerdict) -> Verdict:

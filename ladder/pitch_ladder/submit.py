@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pitch_referee.conformance import ConformanceReport, check_bot
 from pitch_referee.errors import ManifestError
+from pitch_referee.logtail import log_tail
 from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
@@ -47,7 +48,8 @@ SMOKE_SETTINGS = MatchSettings(
 """The smoke test: one game of one hand, the new bot in seats 0 and 2."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 STDERR_LINES = 20
-"""How much of a refused bot's stderr the refusal shows."""
+"""How much of a refused bot's stderr the refusal shows (each line cut at
+``logtail.LINE_BYTES``)."""
 FAILURES_SHOWN = 5
 """How many of a refused bot's conformance failures the refusal lists."""
 
@@ -63,21 +65,42 @@ _RANDOM_BOT = {
 
 
 def bot_files(folder: Path) -> Iterator[Path]:
-    """The files of a bot folder that make a version (no ``__pycache__``, no ``.pyc``).
+    """The files of a bot folder that make a version (no ``__pycache__``, no ``.pyc``), as
+    relative paths, sorted by their parts.
+
+    Walks the folder without recursion (``Path.rglob`` recurses once per folder, so a tree
+    about a thousand folders deep raised ``RecursionError``).
 
     Raises:
         LadderError: the folder holds a symbolic link.
     """
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if path.is_symlink():
-            raise LadderError(
-                f"refused: {relative} in {folder} is a symbolic link (to {os.readlink(path)}); "
-                "a bot folder must hold its own files: copy the file in instead of linking it"
-            )
-        if "__pycache__" in relative.parts or path.suffix == ".pyc" or not path.is_file():
+    found: list[tuple[str, ...]] = []
+    folders: list[tuple[str, ...]] = [()]
+    while folders:
+        parts = folders.pop()
+        try:
+            with os.scandir(folder.joinpath(*parts)) as entries:
+                listed = list(entries)
+        except PermissionError:  # as rglob did: what cannot be read is not the bot's
             continue
-        yield relative
+        for entry in listed:
+            relative = (*parts, entry.name)
+            if entry.is_symlink():
+                raise LadderError(
+                    f"refused: {Path(*relative)} in {folder} is a symbolic link (to "
+                    f"{os.readlink(entry.path)}); a bot folder must hold its own files: copy "
+                    "the file in instead of linking it"
+                )
+            if entry.is_dir():
+                folders.append(relative)
+            elif entry.is_file() and "__pycache__" not in relative and _suffix(entry) != ".pyc":
+                found.append(relative)
+    for parts in sorted(found):
+        yield Path(*parts)
+
+
+def _suffix(entry: os.DirEntry[str]) -> str:
+    return Path(entry.name).suffix
 
 
 def content_hash(folder: Path) -> str:
@@ -100,7 +123,7 @@ def check_name(name: str) -> None:
     Raises:
         LadderError: ``name`` cannot name a bot.
     """
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):  # not match: its $ also matches before a final newline
         raise LadderError(
             f"bot name {name!r}: use letters, digits, '-', '_' and '.' (at most 64, "
             "starting with a letter or digit)"
@@ -126,8 +149,12 @@ def copy_bot(source: Path, target: Path, name: str) -> BotManifest:
     of the ladder's games say which bot played; the content hash is the source's.
     """
     manifest = read_manifest(source)
+    target.mkdir(parents=True, exist_ok=True)
     for relative in bot_files(source):
-        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        made = target
+        for part in relative.parts[:-1]:  # not mkdir(parents=True): it recurses per folder
+            made /= part
+            made.mkdir(exist_ok=True)
         shutil.copy2(source / relative, target / relative)
     if manifest.name != name:
         (target / MANIFEST).write_text(_manifest_text(manifest, name))
@@ -223,10 +250,7 @@ def _smoke_game(bot: BotManifest, work: Path) -> None:
 
 
 def _stderr_tail(log: Path | None) -> str:
-    try:
-        lines = log.read_text(errors="replace").splitlines()[-STDERR_LINES:] if log else []
-    except OSError:
-        lines = []
+    lines = log_tail(log, STDERR_LINES) if log else []
     if not lines:
         return "; its stderr was empty"
     return "; the end of its stderr:\n" + "\n".join(f"  | {line}" for line in lines)

@@ -83,13 +83,24 @@ def test_packing_refuses_a_folder_without_a_manifest(tmp_path: Path) -> None:
 def test_packing_refuses_what_unpacking_would_refuse(tmp_path: Path) -> None:
     bot = _bot_with_subfolders(tmp_path / "bot")
     out = tmp_path / "bot.tar.gz"
-    with pytest.raises(ArchiveError, match="has 5 files; an archive may hold at most 4"):
-        pack(bot, out, ArchiveLimits(max_entries=4))
+    with pytest.raises(
+        ArchiveError, match="has 5 files in 2 folders; an archive may hold at most 6"
+    ):
+        pack(bot, out, ArchiveLimits(max_entries=6))
     with pytest.raises(ArchiveError, match=r"come to [0-9,]+ bytes, over the limit of 100"):
         pack(bot, out, ArchiveLimits(max_unpacked_bytes=100))
     with pytest.raises(ArchiveError, match=r"is [0-9,]+ bytes, over the limit of 200"):
         pack(bot, out, ArchiveLimits(max_archive_bytes=200))
     assert not out.exists()
+
+
+def test_packing_refuses_a_path_that_unpacking_would_refuse(tmp_path: Path) -> None:
+    bot = _bot_with_subfolders(tmp_path / "bot")
+    with pytest.raises(
+        ArchiveError, match=r"lib/deep/weights\.bin: 3 names deep, over the limit of 2"
+    ):
+        pack(bot, tmp_path / "bot.tar.gz", ArchiveLimits(max_depth=2))
+    assert not (tmp_path / "bot.tar.gz").exists()
 
 
 def test_the_default_limits_are_the_documented_ones() -> None:
@@ -98,8 +109,22 @@ def test_the_default_limits_are_the_documented_ones() -> None:
     assert limits.max_entries == 5_000
     assert limits.max_unpacked_bytes == 200 * 2**20
     assert limits.max_header_bytes == 64 * 2**10
-    documented = (Path(__file__).parents[2] / "docs" / "authors.md").read_text()
-    for line in ("50 MiB", "5,000", "200 MiB", "64 KiB"):
+    assert (limits.max_depth, limits.max_name_bytes, limits.max_path_bytes) == (32, 255, 1024)
+    docs = Path(__file__).parents[2] / "docs"
+    for page in ("authors.md", "deployment.md"):
+        documented = (docs / page).read_text()
+        for name in ("max_depth", "max_name_bytes", "max_path_bytes"):
+            assert f"`{name}`" in documented, (page, name)
+    documented = (docs / "authors.md").read_text()
+    for line in (
+        "50 MiB",
+        "5,000",
+        "200 MiB",
+        "64 KiB",
+        "| 32 |",
+        "| 255 bytes |",
+        "| 1,024 bytes |",
+    ):
         assert line in documented
 
 

@@ -32,9 +32,18 @@ def _special(name: str, kind: bytes, linkname: str = "") -> Entry:
     return info, b""
 
 
-def _write(path: Path, entries: Iterable[Entry], *, with_manifest: bool = True) -> Path:
-    """A .tar.gz of the entries (bot.toml first, unless told otherwise), exactly as given."""
-    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as archive:
+def _write(
+    path: Path,
+    entries: Iterable[Entry],
+    *,
+    with_manifest: bool = True,
+    format: int = tarfile.PAX_FORMAT,
+) -> Path:
+    """A .tar.gz of the entries (bot.toml first, unless told otherwise), exactly as given
+    (a name's lone surrogates are written as the bytes they stand for)."""
+    with tarfile.open(
+        path, "w:gz", format=format, encoding="utf-8", errors="surrogateescape"
+    ) as archive:
         if with_manifest:
             info, data = _file("bot.toml", MANIFEST)
             archive.addfile(info, io.BytesIO(data))
@@ -145,7 +154,96 @@ def test_an_archive_over_the_size_limit_is_refused_from_a_stream_as_it_is_read(
 def test_more_entries_than_allowed_are_refused_naming_the_first_one_over(tmp_path: Path) -> None:
     archive = _write(tmp_path / "a.tar.gz", [_file(f"f{number:02}.py") for number in range(12)])
     message = _refused(tmp_path, archive, ArchiveLimits(max_entries=10))
-    assert message == "refused: f09.py: more than 10 files and folders in the archive"
+    assert message == (
+        "refused: f09.py: more than 10 files and folders in the archive (each folder its "
+        "paths imply counts)"
+    )
+
+
+def test_every_folder_a_path_implies_counts_as_an_entry(tmp_path: Path) -> None:
+    # 3 entries, 30 folders: "r0/d1/.../d9/f.py" makes r0 and 9 folders under it.
+    paths = [
+        "/".join([f"r{root}", *(f"d{depth}" for depth in range(1, 10)), "f.py"])
+        for root in range(3)
+    ]
+    archive = _write(tmp_path / "a.tar.gz", [_file(path) for path in paths])
+    message = _refused(tmp_path, archive, ArchiveLimits(max_entries=20))
+    assert message.startswith(f"refused: {paths[1]}: more than 20 files and folders")
+
+
+def test_a_small_archive_cannot_make_more_folders_than_the_entry_limit(tmp_path: Path) -> None:
+    # The attack that stored 16,040 folders from 1,260 bytes, within the depth limit: 20
+    # files, each 31 folders deep, are 640 files and folders (a 300 limit keeps it quick).
+    paths = ["/".join([*(f"{root}-{depth}" for depth in range(31)), "x"]) for root in range(20)]
+    archive = _write(tmp_path / "a.tar.gz", [_file(path) for path in paths])
+    assert archive.stat().st_size < 5_000
+    message = _refused(tmp_path, archive, ArchiveLimits(max_entries=300))
+    assert message.startswith(f"refused: {paths[9][:120]}...: more than 300 files and folders")
+
+
+def test_folder_entries_and_the_folders_they_imply_count_once(tmp_path: Path) -> None:
+    entries = [_special("lib/", tarfile.DIRTYPE), _file("lib/a.py"), _file("lib/b.py")]
+    archive = _write(tmp_path / "a.tar.gz", entries)  # bot.toml, lib, lib/a.py, lib/b.py
+    unpack(archive, tmp_path / "exactly", ArchiveLimits(max_entries=4))
+    with pytest.raises(ArchiveError, match=r"lib/b\.py: more than 3 files and folders"):
+        unpack(archive, tmp_path / "one-less", ArchiveLimits(max_entries=3))
+
+
+def test_a_file_1100_folders_deep_is_refused_on_one_line(tmp_path: Path) -> None:
+    name = "a/" * 1100 + "bot.py"
+    archive = _write(tmp_path / "a.tar.gz", [_file(name)])
+    message = _refused(tmp_path, archive)
+    assert message == f"refused: {name[:120]}...: 1,101 names deep, over the limit of 32"
+
+
+def test_a_path_at_the_depth_limit_unpacks_and_one_deeper_is_refused(tmp_path: Path) -> None:
+    name = "d/" * 31 + "bot.py"  # 32 names
+    unpack(_write(tmp_path / "ok.tar.gz", [_file(name)]), tmp_path / "ok")
+    assert (tmp_path / "ok" / name).is_file()
+    deeper = _write(tmp_path / "a.tar.gz", [_file("d/" + name)])
+    assert _refused(tmp_path, deeper).endswith(": 33 names deep, over the limit of 32")
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("a" * 256, "a name of 256 bytes, over the limit of 255"),
+        ("é" * 128, "a name of 256 bytes, over the limit of 255"),  # UTF-8 bytes, not letters
+        ("/".join(["d" * 100] * 10) + "/xx.py", "a path of 1,015 bytes, over the limit of 1,000"),
+    ],
+    ids=["ascii", "utf-8", "path"],
+)
+def test_a_name_or_path_over_its_length_limit_is_refused(
+    tmp_path: Path, name: str, reason: str
+) -> None:
+    archive = _write(tmp_path / "a.tar.gz", [_file(name)])
+    limits = ArchiveLimits(max_path_bytes=1_000)
+    assert _refused(tmp_path, archive, limits).endswith(f": {reason}")
+
+
+@pytest.mark.parametrize("format", [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT], ids=["gnu", "pax"])
+def test_a_name_that_is_not_utf8_is_refused_with_its_bytes_escaped(
+    tmp_path: Path, format: int
+) -> None:
+    archive = _write(tmp_path / "a.tar.gz", [_file("lib/caf\udce9.py")], format=format)
+    assert _refused(tmp_path, archive) == "refused: lib/caf\\xe9.py: a name that is not UTF-8"
+
+
+@pytest.mark.parametrize("name", ["clear\x1b[2J.py", "two\nlines.py", "bell\x07"])
+def test_a_name_with_a_control_character_is_refused_with_it_escaped(
+    tmp_path: Path, name: str
+) -> None:
+    archive = _write(tmp_path / "a.tar.gz", [_file(name)])
+    shown = name.encode("unicode_escape").decode().replace("\\n", "\\x0a")
+    assert _refused(tmp_path, archive) == f"refused: {shown}: a name with a control character"
+
+
+@pytest.mark.parametrize(
+    "limits", [{"max_depth": 0}, {"max_depth": 257}, {"max_entries": 0}, {"max_path_bytes": -1}]
+)
+def test_limits_out_of_range_are_refused(limits: dict[str, int]) -> None:
+    with pytest.raises(ValueError, match="must be at"):
+        ArchiveLimits(**limits)
 
 
 def test_a_decompression_bomb_is_refused_while_it_unpacks(tmp_path: Path) -> None:
@@ -199,7 +297,9 @@ def test_a_name_the_file_system_cannot_take_is_refused(
     tmp_path: Path, name: str, reason: str
 ) -> None:
     archive = _write(tmp_path / "a.tar.gz", [_file(name)])
-    assert _refused(tmp_path, archive) == f"refused: {name}: {reason} (File name too long)"
+    limits = ArchiveLimits(max_name_bytes=1_000)  # past the limits: the file system refuses
+    shown = f"{name[:120]}..."
+    assert _refused(tmp_path, archive, limits) == f"refused: {shown}: {reason} (File name too long)"
 
 
 def test_an_archive_without_a_manifest_is_refused(tmp_path: Path) -> None:

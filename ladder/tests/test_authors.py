@@ -227,3 +227,67 @@ def test_adding_one_name_at_once_makes_one_author_and_refuses_the_rest_plainly(
     tokens = [result for result in results if result.startswith("pa_")]
     assert len(tokens) == 1 and authenticate(ladder, tokens[0]).name == "alice"
     assert all("exists already" in result for result in results if result not in tokens)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("second", ["bob", "alice"], ids=["another-author", "same-author"])
+def test_a_bot_name_that_differs_only_in_case_is_refused_naming_the_bot_it_looks_like(
+    ladder: Ladder, second: str
+) -> None:
+    add_author(ladder, "alice")
+    add_author(ladder, "bob")
+    ladder.submit(RANDOM, "greedy", author="alice", trust_bots=True)
+    with pytest.raises(LadderError) as refusal:
+        ladder.submit(RANDOM, "Greedy", author=second, trust_bots=True)
+    assert str(refusal.value) == (
+        "refused: the bot name 'Greedy' is taken: the ladder has 'greedy', and names that "
+        "differ only in case or Unicode form are the same name; choose another (`--name`)"
+    )
+    assert [bot.name for bot in ladder.bots()] == ["greedy"]
+
+
+def test_names_are_the_same_under_nfkc_case_folding() -> None:
+    assert authors.name_key("Greedy") == authors.name_key("GREEDY") == "greedy"
+    assert authors.name_key("ＧＲＥＥＤＹ") == authors.name_key("greedy")  # full-width
+    assert authors.name_key("Straße") == authors.name_key("STRASSE")
+    assert authors.name_key("greedy-2") != authors.name_key("greedy")
+
+
+@pytest.mark.slow
+def test_look_alike_names_submitted_at_once_store_one_bot(ladder: Ladder) -> None:
+    add_author(ladder, "alice")
+    add_author(ladder, "bob")
+
+    def submit(who: tuple[str, str]) -> str:
+        try:
+            return ladder.submit(RANDOM, who[1], author=who[0], trust_bots=True).bot
+        except LadderError as error:
+            return str(error)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(submit, [("alice", "Greedy"), ("bob", "greedy")]))
+    [stored] = [bot.name for bot in ladder.bots()]
+    [refused] = [result for result in results if result != stored]
+    other = "greedy" if stored == "Greedy" else "Greedy"
+    assert refused.startswith(
+        f"refused: the bot name {other!r} is taken: the ladder has {stored!r}"
+    )
+
+
+@pytest.mark.slow
+def test_look_alike_bots_that_a_ladder_already_holds_keep_working(ladder: Ladder) -> None:
+    alice = add_author(ladder, "alice")
+    ladder.submit(RANDOM, "greedy", author="alice", trust_bots=True)
+    with Session(ladder.engine) as session:  # as a ladder made before the rule may hold
+        author = session.exec(select(Author).where(Author.name == alice.author)).one()
+        session.add(Bot.model_validate({"name": "Greedy", "author_id": author.id}))
+        session.commit()
+    again = ladder.submit(RANDOM, "Greedy", author="alice", trust_bots=True)
+    assert again.new and again.bot == "Greedy"
+    assert not ladder.submit(RANDOM, "greedy", author="alice", trust_bots=True).new
+    assert [bot.name for bot in ladder.bots()] == ["Greedy", "greedy"]
+
+
+def test_a_bot_name_with_a_trailing_newline_is_refused(ladder: Ladder) -> None:
+    with pytest.raises(LadderError, match="bot name 'greedy\\\\n': use letters"):
+        ladder.submit(RANDOM, "greedy\n", trust_bots=True)

@@ -16,6 +16,8 @@ from pitch_ladder.authors import ForbiddenError, add_author, authenticate
 from pitch_ladder.ladder import Ladder, NotInLadder
 from pitch_ladder.models import Author
 from pitch_ladder.submissions import (
+    REASON_BYTES,
+    _keep,
     bot_logs,
     open_log,
     open_submission_log,
@@ -26,6 +28,7 @@ from pitch_ladder.submissions import (
     verdicts,
 )
 
+MANIFEST = b'name = "evil"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
 CRASHER = "import sys\nprint('segfault imminent', file=sys.stderr)\nsys.exit(3)\n"
 
 
@@ -56,7 +59,57 @@ def test_an_accepted_upload_is_stored_once_and_identical_content_again_is_a_no_o
     assert (again.accepted, again.new, again.version) == (True, False, first.version)
     assert [bot.name for bot in ladder.bots()] == ["greedy"]
     left = [path.name for path in (ladder.folder / "tmp").iterdir()]
-    assert left == ["submit-greedy.lock"], "the upload's scratch folders are gone"
+    assert left == ["submit-greedy.lock"], "the upload's scratch folders and locks are gone"
+
+
+def _crafted(*names: str) -> io.BytesIO:
+    upload = io.BytesIO()
+    with tarfile.open(
+        fileobj=upload, mode="w:gz", format=tarfile.GNU_FORMAT, errors="surrogateescape"
+    ) as tar:
+        for name, data in [("bot.toml", MANIFEST), *((name, b"x") for name in names)]:
+            entry = tarfile.TarInfo(name)
+            entry.size = len(data)
+            tar.addfile(entry, io.BytesIO(data))
+    upload.seek(0)
+    return upload
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("a/" * 1100 + "bot.py", "1,101 names deep, over the limit of 32"),  # RecursionError
+        ("caf\udce9.py", "caf\\xe9.py: a name that is not UTF-8"),  # UnicodeEncodeError
+    ],
+    ids=["deep", "not-utf-8"],
+)
+def test_a_malformed_archive_is_a_one_line_verdict_and_leaves_no_scratch(
+    ladder: Ladder, name: str, reason: str
+) -> None:
+    alice = _author(ladder, "alice")
+    verdict = submit_upload(ladder, alice, _crafted(name), trust_bots=True)
+    assert not verdict.accepted and verdict.reason.endswith(reason)
+    assert "\n" not in verdict.reason
+    assert [v.reason for v in verdicts(ladder, alice)] == [verdict.reason]
+    assert list((ladder.folder / "tmp").iterdir()) == []
+
+
+def test_an_upload_interrupted_while_it_is_checked_leaves_no_scratch(
+    ladder: Ladder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = _author(ladder, "alice")
+    seen: list[Path] = []
+
+    def interrupted(self: Ladder, source: Path, **_: object) -> None:
+        seen.append(source)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Ladder, "submit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        submit_upload(ladder, alice, _archive(RANDOM, tmp_path))
+    assert seen and not seen[0].exists()
+    assert list((ladder.folder / "tmp").iterdir()) == []
+    assert verdicts(ladder, alice) == []
 
 
 def test_a_refused_archive_is_a_verdict_with_its_reason_and_stores_nothing(
@@ -235,3 +288,16 @@ def test_a_reasons_server_paths_become_relative_or_their_file_name(tmp_path: Pat
         "refused: bot.toml: field 'version' is missing; see y.log "
         '(File "/bot/bot.py", line 3; the archive)'
     )
+
+
+def test_a_reason_is_capped_to_a_few_kilobytes_with_each_line_cut(ladder: Ladder) -> None:
+    alice = _author(ladder, "alice")
+    huge = "refused: flooder did not finish\n" + ("  | " + "x" * 3 * 2**20 + "\n") * 3
+    many = "refused: chatty\n" + "".join(f"  | line {number}\n" for number in range(5_000))
+    for reason in (huge, many, "refused: caf\udce9\n  | ok"):
+        kept = _keep(ladder, alice, "bot", "", accepted=False, reason=reason).reason
+        assert len(kept.encode()) <= REASON_BYTES
+        assert kept.splitlines()[0] == reason.splitlines()[0].replace("\udce9", "\ufffd")
+    stored = [verdict.reason for verdict in verdicts(ladder, alice)]
+    assert stored[2].splitlines()[1].endswith(f"... [{3 * 2**20 + 4 - 512:,} more bytes]")
+    assert stored[1].splitlines()[-1].endswith("more lines cut]")

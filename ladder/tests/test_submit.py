@@ -8,7 +8,8 @@ import pytest
 from ladder_testkit import RANDOM, cli, cli_error, cli_refusal, write_bot
 
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.submit import content_hash
+from pitch_ladder.scratch import remove_tree
+from pitch_ladder.submit import bot_files, content_hash, copy_bot
 
 CRASHES_AT_FIRST_DECISION = """\
 import os, sys
@@ -140,3 +141,45 @@ def test_a_bot_that_fails_the_conformance_check_on_a_rare_decision_is_refused_na
     assert "`pitch check` on the bot folder shows the whole report" in message
     assert _empty(folder)
     assert list((folder / "smoke").glob("rare-*/conformance.log"))
+
+
+def test_a_bot_folder_1100_folders_deep_is_hashed_and_copied_without_recursion(
+    tmp_path: Path,
+) -> None:
+    bot = write_bot(tmp_path / "deep", "deep", "")
+    try:
+        made = bot
+        for _ in range(1100):  # not mkdir(parents=True): it recurses
+            made /= "d"
+            made.mkdir()
+        (made / "weights.bin").write_bytes(b"w")
+        assert len(content_hash(bot)) == 64  # Path.rglob raised RecursionError here
+        copy = copy_bot(bot, tmp_path / "copy", "deep")
+        assert content_hash(copy.folder) == content_hash(bot)
+    finally:  # pytest's own clean-up of old temporary folders recurses
+        remove_tree(tmp_path)
+
+
+def test_the_files_of_a_bot_are_those_rglob_found_in_the_same_order(tmp_path: Path) -> None:
+    bot = write_bot(tmp_path / "bot", "order", "")
+    for name in (
+        "a.py",
+        "a/b.py",
+        "a-b/c",
+        ".hidden",
+        "__pycache__/x.py",
+        "lib/__pycache__/y",
+        "z.pyc",
+        "lib/.pyc",
+        "A/B",
+    ):
+        (bot / name).parent.mkdir(parents=True, exist_ok=True)
+        (bot / name).write_text(name)
+    found = [
+        path.relative_to(bot)
+        for path in sorted(bot.rglob("*"))
+        if path.is_file()
+        and "__pycache__" not in path.relative_to(bot).parts
+        and path.suffix != ".pyc"
+    ]
+    assert list(bot_files(bot)) == found  # the content hashes of stored versions stay

@@ -64,6 +64,7 @@ from pitch_sdk.views import PlayerView
 from .connection import start_server, stop_server
 from .errors import BotStartError, BotTerminatedError
 from .game_loop import RemotePlayer, fault_of
+from .logtail import log_tail
 from .manifest import BotManifest
 from .process import SHUTDOWN_GRACE_S, BotProcess, LocalLauncher, StartOptions
 from .sandbox import SandboxLauncher, SandboxLimits
@@ -624,14 +625,8 @@ class _Check:
             self.report.failures.append(outcome["failure"])
 
     def _log_tail(self) -> tuple[str, ...]:
-        """The last lines the current (or last) process wrote."""
-        try:
-            lines = self.log.read_text(errors="replace").splitlines()
-        except OSError:
-            return ()
-        if _LOG_MARK in lines:
-            lines = lines[len(lines) - lines[::-1].index(_LOG_MARK) :]
-        return tuple(lines[-LOG_TAIL_LINES:])
+        """The last lines the current (or last) process wrote, each cut to a width."""
+        return tuple(log_tail(self.log, LOG_TAIL_LINES, after=_LOG_MARK))
 
 
 def _end_game(player: RemotePlayer, state: GameState, seat: Seat, action: Action | None) -> None:

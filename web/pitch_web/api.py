@@ -24,18 +24,12 @@ from .models import (
     RatingPointOut,
     StandingOut,
 )
+from .params import Before, Limit, Offset, ladder_number
 from .source import BadQuery, FolderSource, LadderSource, NotFound
 
 router = APIRouter(prefix="/api", tags=["data"])
 
 PAGE = 50
-MAX_PAGE = 1000
-Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Items in the page.")]
-Offset = Annotated[int, Query(ge=0, description="Items to skip (costs what it skips).")]
-Before = Annotated[
-    int | None,
-    Query(ge=1, description="Only items numbered below this one (the next page: constant cost)."),
-]
 Result = Annotated[
     str | None, Query(pattern="^(won|lost|drawn)$", description="From `bot`'s side.")
 ]
@@ -149,14 +143,15 @@ def games(
             listed = [models.folder_game(game, header) for game in found]
         more = offset + limit < total
         return GamesPage(games=listed, next=_next(request, offset=offset + limit) if more else None)
-    if match is not None and not match.isdigit():
+    number = None if match is None else ladder_number(match)
+    if match is not None and number is None:
         raise BadQuery(f"match must be a ladder match's number, not {match!r}")
     infos = ladder_of(request).games(
         bot,
         version=version,
         result=result,
         faults=fault,
-        match=None if match is None else int(match),
+        match=number,
         limit=limit,
         offset=offset,
         before=before,

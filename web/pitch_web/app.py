@@ -4,7 +4,10 @@ Each part of the site is a router in its own module: ``viewer`` (a game's page a
 timeline), ``live`` (games being played now, streamed), ``pages`` (the ladder's and the
 folder's HTML pages) and ``api`` (the same data as JSON under ``/api``). Errors never
 reach a browser as a traceback: a missing thing is a 404 page (or JSON under ``/api``),
-anything else a one-line 500.
+anything else a one-line 500, and no error message names a server path. Every answer
+carries the security headers (``security``); ``/docs`` is Swagger UI from the installed
+``swagger_ui_bundle`` package, started by ``static/docs.js``: nothing comes from the
+network, and nothing inline runs.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException
+from swagger_ui_bundle import swagger_ui_path
 
 from pitch_sdk.record import RecordError
 
+from .security import SecurityHeaders, public_message
 from .source import BadQuery, NotFound, Source
 
 HERE = Path(__file__).parent
@@ -36,14 +41,26 @@ def create_app(source: Source) -> FastAPI:
     app = FastAPI(
         title="Pitch Arena",
         description="Games, live games and standings of a Pitch Arena ladder or match folder.",
-        docs_url="/docs",
+        docs_url=None,  # FastAPI's page loads Swagger UI from a CDN, started inline
+        redoc_url=None,
         openapi_url="/api/openapi.json",
     )
     app.state.source = source
+    app.openapi = lambda: described_errors(app)  # type: ignore[method-assign]
     # A 200-hand game's viewer page is 640 KB, 66 KB gzipped; event streams stay unbuffered
     # (Starlette never compresses text/event-stream).
     app.add_middleware(GZipMiddleware, minimum_size=1024)
+    # outermost, around Starlette's error middleware, so that a 500 carries the headers too
+    build_stack = app.build_middleware_stack
+    app.build_middleware_stack = lambda: SecurityHeaders(build_stack())  # type: ignore[method-assign]
+    app.mount("/static/swagger", StaticFiles(directory=Path(swagger_ui_path)), name="swagger")
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    def docs(request: Request) -> HTMLResponse:
+        """The API's description in Swagger UI, from this server's own files."""
+        return render(request, "docs.html", openapi_url=app.openapi_url)
+
     for module in (api, live, viewer, pages):
         app.include_router(module.router)
 
@@ -75,6 +92,28 @@ def create_app(source: Source) -> FastAPI:
     return app
 
 
+ERROR_SCHEMA = {
+    "title": "Error",
+    "description": "Any refusal or failure: a 4xx or 5xx status and one line saying why.",
+    "type": "object",
+    "properties": {"detail": {"type": "string", "title": "Detail"}},
+    "required": ["detail"],
+}
+
+
+def described_errors(app: FastAPI) -> dict[str, object]:
+    """The app's OpenAPI description, its 422 answers described as they are sent: one
+    line in ``detail`` (FastAPI describes its own list of errors, which this app turns
+    into that line)."""
+    if app.openapi_schema is None:
+        described = FastAPI.openapi(app)
+        schemas = described.get("components", {}).get("schemas", {})
+        if "HTTPValidationError" in schemas:
+            schemas["HTTPValidationError"] = ERROR_SCHEMA
+            schemas.pop("ValidationError", None)
+    return app.openapi_schema
+
+
 def validation_message(error: RequestValidationError) -> str:
     """FastAPI's list of parameter errors as one line: ``limit: Input should be ...``."""
     problems = []
@@ -85,7 +124,8 @@ def validation_message(error: RequestValidationError) -> str:
 
 
 def error_response(request: Request, status: int, message: str) -> Response:
-    """JSON under ``/api``, an HTML page elsewhere; never a traceback."""
+    """JSON under ``/api``, an HTML page elsewhere; never a traceback, nor a server path."""
+    message = public_message(message, getattr(request.app.state.source, "folder", None))
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message}, status_code=status)
     return render(request, "error.html", status, status=status, message=message)

@@ -49,6 +49,7 @@ from pitch_referee.match.folder import RECORD_SUFFIXES
 from pitch_sdk.record import RecordError, load_record
 
 from .app import render
+from .params import After
 from .source import NotFound, Source
 from .timeline import timeline
 from .viewer import script_json
@@ -223,7 +224,7 @@ def _view_url(source: Source, live: LiveKey) -> str | None:
 
 
 @router.get("/api/live/{key:path}/events", response_class=StreamingResponse)
-def live_events(request: Request, key: str, after: int = 0) -> StreamingResponse:
+def live_events(request: Request, key: str, after: After = 0) -> StreamingResponse:
     """Server-sent events of a game: ``timeline`` (the header and the steps so far, from
     step ``after``), ``steps`` as the game goes on, then ``end`` (the finished header and
     the game's ``/view`` address, if any) or ``gone`` (the game stopped unfinished). Each

@@ -9,11 +9,11 @@ the record's path within it.
 from __future__ import annotations
 
 from dataclasses import asdict
-from datetime import datetime
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import quote
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 if TYPE_CHECKING:
     from pitch_ladder.browse import BotPage, MatchInfo
@@ -24,6 +24,16 @@ if TYPE_CHECKING:
     from pitch_referee.team_ratings import TeamRating
 
     from .source import FolderGame
+
+
+def _in_utc(moment: datetime) -> datetime:
+    """A time from the database (naive, in UTC) marked as UTC."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+UtcDateTime = Annotated[datetime, AfterValidator(_in_utc)]
+"""A time as the API sends it: RFC 3339 with its offset (``...+00:00``), which the
+description's ``date-time`` format requires; the ladder's columns hold naive UTC times."""
 
 
 class StandingOut(BaseModel):
@@ -71,7 +81,7 @@ class BotOut(BaseModel):
 class VersionOut(BaseModel):
     label: str
     hash: str = Field(description="The start of its content hash: the `version` filter.")
-    submitted_at: datetime
+    submitted_at: UtcDateTime
     elo: float
     rating: float | None
     lower: float | None

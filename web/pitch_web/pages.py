@@ -9,15 +9,16 @@ same ``Source`` calls and models as the API, rendered by Jinja2 (``templates/``)
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from . import models
 from .api import ladder_of
 from .app import render
+from .params import Before, Limit, Offset
 from .source import BadQuery, FolderSource, LadderSource
 
 router = APIRouter(include_in_schema=False)
@@ -25,9 +26,6 @@ router = APIRouter(include_in_schema=False)
 PAGE = 50
 CHART_BOTS = 8
 """The standings chart draws the rating history of this many bots, from the top."""
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0)]
-Before = Annotated[int | None, Query(ge=1)]
 FAULT_CHOICES = {"yes": True, "no": False}
 
 

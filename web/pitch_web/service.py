@@ -14,7 +14,6 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
@@ -41,6 +40,8 @@ from pitch_ladder.submissions import (
 )
 
 from .app import render
+from .models import UtcDateTime
+from .params import GameNumber
 from .source import LadderSource, NotFound
 from .viewer import cached_timeline
 
@@ -65,7 +66,7 @@ class VerdictOut(BaseModel):
     new: bool
     version: str
     reason: str
-    submitted_at: datetime
+    submitted_at: UtcDateTime
 
 
 class LogOut(BaseModel):
@@ -80,7 +81,7 @@ class RetiredOut(BaseModel):
 
 class SchedulerOut(BaseModel):
     paused: bool
-    changed_at: datetime | None
+    changed_at: UtcDateTime | None
     changed_by: str
     pending_matches: int
 
@@ -92,8 +93,12 @@ class HealthOut(BaseModel):
 
 
 def enable_service(app: FastAPI, settings: ServiceSettings | None = None) -> None:
-    """Add the service's routes to an application serving a ladder."""
+    """Add the service's routes to an application serving a ladder, sweeping first the
+    scratch folders of uploads that a killed server left (``Ladder.sweep_scratch``)."""
     app.state.service = settings or ServiceSettings()
+    source = app.state.source
+    if isinstance(source, LadderSource):
+        source.ladder.sweep_scratch()
     app.include_router(router)
     app.include_router(pages)
 
@@ -220,7 +225,7 @@ def _mine(call: Callable[[], T]) -> T:
 
 
 @router.get("/game-logs/{number}", response_model=dict[str, Any])
-def game_logs(number: int, request: Request, author: AuthorDep) -> dict[str, Any]:
+def game_logs(number: GameNumber, request: Request, author: AuthorDep) -> dict[str, Any]:
     """Your bots' log lines in game ``number`` (an admin's token: every bot's), as the
     timeline's ``logs``: what the viewer adds beside the table when your token is in the tab."""
     source: LadderSource = request.app.state.source

@@ -36,6 +36,8 @@ from pitch_referee.match.listing import (
 )
 from pitch_sdk.record import load_record, public_logs
 
+from .params import ID_MAX, ladder_number
+
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
     from sqlmodel import Session
@@ -227,10 +229,11 @@ class LadderSource:
         Raises:
             NotFound: no game with that number.
         """
-        if not key.isdigit():
+        number = ladder_number(key)
+        if number is None:
             raise NotFound(f"no game {key}: ladder games are numbered")
         with _answers():
-            info, record = self.ladder.game(int(key))
+            info, record = self.ladder.game(number)
         return info, public_logs(record, match_folder(self.folder / info.record_path))
 
     def log_seats(
@@ -268,7 +271,7 @@ class LadderSource:
     def matches(self, bot: str | None = None, **filters: Any) -> list[MatchInfo]:
         """``Ladder.matches``, its errors translated."""
         with _answers():
-            return self.ladder.matches(bot, **filters)
+            return self.ladder.matches(bot, **_below_any_id(filters))
 
     def match(self, key: str) -> MatchInfo:
         """A match by its number (as text).
@@ -276,15 +279,16 @@ class LadderSource:
         Raises:
             NotFound: no match with that number.
         """
-        if not key.isdigit():
+        number = ladder_number(key)
+        if number is None:
             raise NotFound(f"no match {key}: ladder matches are numbered")
         with _answers():
-            return self.ladder.match(int(key))
+            return self.ladder.match(number)
 
     def games(self, bot: str | None = None, **filters: Any) -> list[GameInfo]:
         """``Ladder.games``, its errors translated."""
         with _answers():
-            return self.ladder.games(bot, **filters)
+            return self.ladder.games(bot, **_below_any_id(filters))
 
     def close(self) -> None:
         self.refit.join(timeout=30)
@@ -334,6 +338,15 @@ class Refit:
             log.warning("refitting the standings failed: %s", error)
         finally:
             self._running.release()
+
+
+def _below_any_id(filters: dict[str, Any]) -> dict[str, Any]:
+    """``filters`` with a ``before`` past every possible id dropped: it bounds nothing, and
+    PostgreSQL refuses to compare its 32-bit ids with it."""
+    before = filters.get("before")
+    if before is not None and before > ID_MAX:
+        return {**filters, "before": None}
+    return filters
 
 
 @contextmanager

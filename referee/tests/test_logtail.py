@@ -1,0 +1,46 @@
+"""Quoting a bot's output: its last lines, each cut to a width and marked, read as a stream."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pitch_referee.logtail import LINE_BYTES, clip, log_tail
+
+
+def test_three_huge_lines_are_quoted_in_a_few_hundred_bytes(tmp_path: Path) -> None:
+    log = tmp_path / "bot.log"
+    log.write_bytes((b"x" * 3 * 2**20 + b"\n") * 3)
+    tail = log_tail(log, 20)
+    cut = f"{'x' * LINE_BYTES}... [{3 * 2**20 - LINE_BYTES:,} more bytes]"
+    assert tail == [cut] * 3
+    assert sum(len(line) for line in tail) < 1_000
+
+
+def test_the_last_lines_are_kept_whole_when_short(tmp_path: Path) -> None:
+    log = tmp_path / "bot.log"
+    log.write_bytes(b"".join(b"line %d\r\n" % number for number in range(30)) + b"\n\nlast")
+    assert log_tail(log, 3) == ["line 28", "line 29", "last"]
+
+
+def test_only_the_lines_after_the_last_mark_are_quoted(tmp_path: Path) -> None:
+    log = tmp_path / "bot.log"
+    log.write_text("--- start ---\nfirst run\n--- start ---\nsecond run\ncrashed\n")
+    assert log_tail(log, 10, after="--- start ---") == ["second run", "crashed"]
+    assert log_tail(log, 10, after="--- never ---")[0] == "--- start ---"
+
+
+def test_a_cut_never_splits_a_character_and_bad_bytes_are_replaced(tmp_path: Path) -> None:
+    log = tmp_path / "bot.log"
+    log.write_bytes("é".encode() * 10 + b"\n\xff\xfe ok\n")
+    assert log_tail(log, 5, width=5) == ["éé... [15 more bytes]", "\ufffd\ufffd ok"]
+
+
+def test_a_missing_log_has_no_lines(tmp_path: Path) -> None:
+    assert log_tail(tmp_path / "nowhere.log", 5) == []
+
+
+def test_clip_marks_what_it_cut() -> None:
+    assert clip("abc" * 100, 10) == "abcabcabca... [290 more bytes]"
+    assert clip("short") == "short"
+    assert clip("caf\udce9") == "caf\ufffd"  # a database takes it
+    assert clip("caf\udce9 \ud800") == "caf? ?"
