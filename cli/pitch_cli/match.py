@@ -38,6 +38,7 @@ from pitch_referee.match import (
 from pitch_referee.sandbox import SandboxLimits
 from pitch_referee.workers import usable_cores
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.record import log_file
 
 from .cluster import ClusterOption, match_workers
 from .terminal import printable
@@ -508,11 +509,12 @@ def _print_faults(summary: MatchSummary, side: str) -> None:
         )
         if tally.log is None:
             continue
-        lines = _log_tail(Path(tally.log), LOG_LINES)
+        log = log_file(summary.folder, tally.log)  # the record's, from its match folder
+        lines = _log_tail(log, LOG_LINES)
         if not lines:
-            console.print(f"      (its log is empty: {tally.log})", markup=False, highlight=False)
+            console.print(f"      (its log is empty: {log})", markup=False, highlight=False)
             continue
-        console.print(f"      the end of its log, {tally.log}:", markup=False, highlight=False)
+        console.print(f"      the end of its log, {log}:", markup=False, highlight=False)
         for line in lines:
             console.print(printable(f"      | {clip(line)}"), markup=False, highlight=False)
 

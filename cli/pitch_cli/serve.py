@@ -3,7 +3,8 @@ a match folder or a folder of records, served by uvicorn until Ctrl-C.
 
 On a ladder it is the arena as a service as well: authors submit, retire and read their
 bots over HTTP (``pitch_web.service``), and the scheduler plays in a thread of its own
-beside the server (``pitch_ladder.scheduler``) until the server stops. Settings come from
+beside the server (``pitch_ladder.scheduler``) until the server stops, and the bots' logs
+are swept at start and periodically (``pitch_ladder.retention``). Settings come from
 ``--config`` (``pitch_web.settings``), options on the command line winning. Each request
 and each scheduler step is logged to stderr.
 
@@ -92,7 +93,8 @@ def serve(
         typer.Option(
             "--config",
             envvar="PITCH_SERVE_CONFIG",
-            help="A settings file (TOML): server, scheduler, upload limits (docs/deployment.md).",
+            help="A settings file (TOML): server, scheduler, upload limits, log retention "
+            "(docs/deployment.md).",
             show_default=False,
         ),
     ] = None,
@@ -238,7 +240,10 @@ def run(
     stop = threading.Event()
     playing: threading.Thread | None = None
     if settings is not None and isinstance(source, LadderSource):
+        from pitch_ladder.retention import Sweeper
+
         enable_service(app, _service_settings(settings, trust_bots))
+        Sweeper(source.ladder, settings.retention, stop).start()  # logs kept within bounds
         if settings.scheduler.enabled:
             playing = _start_scheduler(source, settings, trust_bots, stop, cluster)
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)  # stdout is for the address

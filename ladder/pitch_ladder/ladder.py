@@ -81,7 +81,9 @@ UPLOAD_PREFIX = "upload-"
 SUBMIT_PREFIX = "submit-"
 """A scratch folder of a submission being copied and smoke-tested (``Ladder.submit``)."""
 SMOKE_FOLDER = "smoke"
-"""Where a refused bot's smoke test stays, for its author: ``smoke/<name>-<hash12>/``."""
+"""Where a refused bot's smoke test stays: ``smoke/<name>-<hash12>/`` for one submitted on
+the server's machine (``ladder submit``), ``smoke/submission-<id>/`` for an upload, which
+belongs to that submission and its author (``submissions.submission_logs``)."""
 
 
 class NotInLadder(LadderError):
@@ -205,6 +207,7 @@ class Ladder:
         *,
         author: str = LOCAL_AUTHOR,
         trust_bots: bool = False,
+        smoke: Path | None = None,
     ) -> Submission:
         """Validate, copy and smoke-test a bot folder, then store it as a new version.
 
@@ -212,7 +215,8 @@ class Ladder:
         see ``authors``); nobody else may submit under it. Identical content already
         submitted under this name stores nothing (and makes a retired bot active again).
         The smoke test runs the bot in the sandbox; where the machine has none, the bot is
-        refused unless ``trust_bots`` (``require_sandbox``).
+        refused unless ``trust_bots`` (``require_sandbox``). A refused bot's smoke test
+        stays in ``smoke`` (a new folder; default ``smoke/<name>-<hash12>/``).
 
         Raises:
             ForbiddenError: another author owns the name.
@@ -251,7 +255,7 @@ class Ladder:
                         folder = self.folder / known.folder
                         return Submission(name, label, folder, False, reactivated, digest)
             target = self.folder / relative
-            self._stage(manifest.folder, target, name)
+            self._stage(manifest.folder, target, name, smoke)
             try:
                 return self._store(name, digest, relative, author)
             except IntegrityError:  # the same version stored meanwhile: its copy is ``target``
@@ -260,12 +264,12 @@ class Ladder:
                 remove_tree(target)
                 raise
 
-    def _stage(self, source: Path, target: Path, name: str) -> None:
+    def _stage(self, source: Path, target: Path, name: str, smoke: Path | None) -> None:
         """Copy the bot to a scratch folder, smoke-test the copy, then move it to ``target``.
 
-        A refused bot's smoke test stays in ``smoke/<name>-<hash12>/`` for its author.
+        A refused bot's smoke test stays in ``smoke`` (default ``smoke/<name>-<hash12>/``).
         """
-        smoke = self.folder / SMOKE_FOLDER / f"{name}-{target.name}"
+        smoke = smoke or self.folder / SMOKE_FOLDER / f"{name}-{target.name}"
         shutil.rmtree(smoke, ignore_errors=True)
         with scratch_folder(self.folder / SCRATCH_FOLDER, f"{SUBMIT_PREFIX}{name}-") as scratch:
             scratch.chmod(0o755)  # readable by the sandbox's unprivileged user, whatever umask

@@ -31,12 +31,19 @@ from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import load_record, record_result
+from pitch_sdk.record import load_record, log_file, record_result
 
 from .errors import LadderError
 
+SMOKE_LOG_BUDGET_BYTES = 1024 * 1024
+"""What a smoke test's game keeps of each bot's logs, and the conformance check of the
+bot's: a refused bot's logs are kept for its author, and a flood stays small."""
 SMOKE_SETTINGS = MatchSettings(
-    games=1, duplicate=False, rules=RuleOptions(hand_cap=1), concurrency=1
+    games=1,
+    duplicate=False,
+    rules=RuleOptions(hand_cap=1),
+    concurrency=1,
+    log_budget_bytes=SMOKE_LOG_BUDGET_BYTES,
 )
 """The smoke test: one game of one hand, the new bot in seats 0 and 2."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -186,7 +193,8 @@ def _conformance(bot: BotManifest, work: Path) -> None:
         LadderError: the bot failed it.
     """
     sandbox = SandboxLimits() if unavailable_reason() is None else None
-    report = check_bot(bot, sandbox=sandbox, log_path=work / "conformance.log")
+    log = work / "conformance.log"
+    report = check_bot(bot, sandbox=sandbox, log_path=log, log_cap_bytes=SMOKE_LOG_BUDGET_BYTES)
     if not report.ok:
         raise LadderError(conformance_refusal(report))
 
@@ -234,7 +242,7 @@ def _smoke_game(bot: BotManifest, work: Path) -> None:
         return
     reason = f"{faults[0].kind}: {faults[0].detail}" if faults else "the game did not finish"
     seat = faults[0].seat if faults else 0
-    log = Path(record["players"][seat]["log"]) if record else None
+    log = log_file(match, record["players"][seat]["log"]) if record else None
     raise LadderError(
         f"refused: {bot.name} did not finish a one-hand game against the random bot "
         f"({reason})" + _stderr_tail(log)

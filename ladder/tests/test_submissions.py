@@ -4,6 +4,7 @@ own bots (retiring them, reading their logs)."""
 from __future__ import annotations
 
 import io
+import shutil
 import tarfile
 from pathlib import Path
 
@@ -19,7 +20,10 @@ from pitch_ladder.submissions import (
     _keep,
     bot_logs,
     open_log,
+    open_submission_log,
+    public_reason,
     retire_own,
+    submission_logs,
     submit_upload,
     verdicts,
 )
@@ -192,19 +196,98 @@ def test_an_author_reads_the_logs_of_their_bots_seats_and_never_the_opponents(
         open_log(ladder, alice, "greedy", random[0].path)
 
 
-def test_a_smoke_log_of_a_bot_whose_name_extends_anothers_is_not_the_others(
+@pytest.mark.slow
+def test_in_a_mixed_partnership_match_each_author_reads_exactly_their_own_bots_logs(
     ladder: Ladder,
 ) -> None:
+    # Four bots of two authors play the mixed-partnership format: in the team match where
+    # alice's bot sits at A1 with bob's at A2, each author reads their own seat's log.
+    alice, bob = _author(ladder, "alice"), _author(ladder, "bob")
+    owners = {"ann": alice, "amy": alice, "bea": bob, "bob": bob}
+    for name, author in owners.items():
+        ladder.submit(GREEDY if name.startswith("a") else RANDOM, name, author=author.name)
+    ladder.run(games_per_match=2, rules={"hand_cap": 1}, workers=2, partnerships=True)
+    mixed = [f for f in (ladder.folder / "matches").iterdir() if "+" in f.name]
+    assert any("ann+bea" in f.name or "ann+bob" in f.name for f in mixed), "a mixed team played"
+    for name, author in owners.items():
+        listed = {log.path for log in bot_logs(ladder, author, name)}
+        written = {
+            path.relative_to(ladder.folder).as_posix()
+            for path in (ladder.folder / "matches").glob(f"*/logs/worker-*/*-{name}.log")
+        }
+        assert written and listed == written, name
+        in_teams = {path for path in listed if "+" in path}
+        assert in_teams, f"{name} played team matches"
+        for path in listed:
+            assert open_log(ladder, author, name, path).read_text() is not None
+
+
+@pytest.mark.slow
+def test_a_refused_uploads_smoke_logs_are_its_submissions_never_the_names_next_owner(
+    ladder: Ladder, tmp_path: Path
+) -> None:
+    alice, bob = _author(ladder, "alice"), _author(ladder, "bob")
+    admin = _author(ladder, "operator", admin=True)
+    crasher = write_bot(tmp_path / "crasher", "taken", CRASHER)
+    refused = submit_upload(ladder, alice, _archive(crasher, tmp_path))
+    assert not refused.accepted
+    theirs = submission_logs(ladder, alice, refused.id)
+    assert theirs, "the smoke test's logs are kept for the refused submission"
+    texts = [open_submission_log(ladder, alice, refused.id, log.path).read_text() for log in theirs]
+    assert any("segfault imminent" in text for text in texts)
+    assert submission_logs(ladder, admin, refused.id) == theirs
+
+    # bob claims the free name with a good bot: nothing of alice's is his to read.
+    greedy = tmp_path / "greedy"
+    shutil.copytree(GREEDY, greedy)
+    (greedy / "bot.toml").write_text(
+        (greedy / "bot.toml").read_text().replace('name = "greedy"', 'name = "taken"')
+    )
+    accepted = submit_upload(ladder, bob, _archive(greedy, tmp_path))
+    assert accepted.accepted and accepted.bot == "taken"
+    assert bot_logs(ladder, bob, "taken") == []
+    with pytest.raises(ForbiddenError):
+        submission_logs(ladder, bob, refused.id)
+    with pytest.raises(ForbiddenError):
+        open_submission_log(ladder, bob, refused.id, theirs[0].path)
+    assert submission_logs(ladder, bob, accepted.id) == []
+    assert submission_logs(ladder, alice, refused.id) == theirs  # still alice's, by its id
+    with pytest.raises(ForbiddenError, match="not a log of submission"):
+        open_submission_log(ladder, alice, refused.id, "../../ladder.toml")
+    with pytest.raises(NotInLadder):
+        submission_logs(ladder, alice, 999)
+
+
+@pytest.mark.slow
+def test_a_refusal_names_no_path_of_the_servers_disk(ladder: Ladder, tmp_path: Path) -> None:
     alice = _author(ladder, "alice")
-    ladder.submit(GREEDY, author="alice", trust_bots=True)
-    theirs = ladder.folder / "smoke" / "greedy-v2-0123456789ab" / "smoke.log"
-    own = ladder.folder / "smoke" / "greedy-0123456789ab" / "smoke.log"
-    for path in (theirs, own):
-        path.parent.mkdir(parents=True)
-        path.write_text("log\n")
-    assert [log.path for log in bot_logs(ladder, alice, "greedy")] == [
-        "smoke/greedy-0123456789ab/smoke.log"
-    ]
+    crasher = write_bot(tmp_path / "crasher", "crasher", CRASHER)
+    broken = io.BytesIO()
+    with tarfile.open(fileobj=broken, mode="w:gz") as tar:
+        manifest = b'name = "broken"\nversion = 1\ncommand = "x"\n'
+        entry = tarfile.TarInfo("bot.toml")
+        entry.size = len(manifest)
+        tar.addfile(entry, io.BytesIO(manifest))
+    broken.seek(0)
+    for upload in (_archive(crasher, tmp_path), broken):
+        verdict = submit_upload(ladder, alice, upload)
+        assert not verdict.accepted
+        assert str(ladder.folder) not in verdict.reason, verdict.reason
+        assert str(ladder.folder.resolve()) not in verdict.reason, verdict.reason
+        assert "/tmp/" not in verdict.reason, verdict.reason
+    assert "bot.toml" in verdict.reason  # the broken manifest, named as the author knows it
+
+
+def test_a_reasons_server_paths_become_relative_or_their_file_name(tmp_path: Path) -> None:
+    root, scratch = tmp_path / "ladder", tmp_path / "ladder" / "tmp" / "upload-1"
+    reason = (
+        f"refused: {scratch}/bot.toml: field 'version' is missing; see {root}/tmp/x/y.log "
+        f'(File "/bot/bot.py", line 3; {scratch})'
+    )
+    assert public_reason(reason, root, {scratch: "the archive"}) == (
+        "refused: bot.toml: field 'version' is missing; see y.log "
+        '(File "/bot/bot.py", line 3; the archive)'
+    )
 
 
 def test_a_reason_is_capped_to_a_few_kilobytes_with_each_line_cut(ladder: Ladder) -> None:

@@ -389,11 +389,13 @@ def check_bot(
     sandbox: SandboxLimits | None = None,
     log_path: Path | None = None,
     start_timeout_s: float = StartOptions.start_timeout_s,
+    log_cap_bytes: int = StartOptions.log_cap_bytes,
 ) -> ConformanceReport:
     """Run the conformance check on ``manifest``'s bot (see the module docstring).
 
     ``sandbox``: run the bot in the sandbox with these limits (``None``: as a plain
-    process); ``log_path``: keep the bot's output there (default: a temporary file).
+    process); ``log_path``: keep the bot's output there (default: a temporary file), at
+    most ``log_cap_bytes`` of it, however often the bot is restarted.
     Never raises for the bot's misdeeds: they are in the report.
     """
     if time_limit_ms < 1:
@@ -405,6 +407,7 @@ def check_bot(
             sandbox=sandbox,
             log_path=log_path,
             start_timeout_s=start_timeout_s,
+            log_cap_bytes=log_cap_bytes,
         )
     )
 
@@ -416,11 +419,13 @@ async def check_bot_async(
     sandbox: SandboxLimits | None = None,
     log_path: Path | None = None,
     start_timeout_s: float = StartOptions.start_timeout_s,
+    log_cap_bytes: int = StartOptions.log_cap_bytes,
 ) -> ConformanceReport:
     """``check_bot`` inside a running event loop."""
     report = ConformanceReport(manifest.name, manifest.version, time_limit_ms, sandbox is not None)
     private = tempfile.mkdtemp(prefix="pitch-check-")  # mode 0700: only we can connect
     log = log_path or Path(private) / "bot.log"
+    kept_before = log.stat().st_size if log.is_file() else 0  # a kept log is appended to
     server = None
     try:
         server, service, address = await start_server(f"unix:{private}/referee.sock")
@@ -429,7 +434,12 @@ async def check_bot_async(
 
         async def spawn() -> BotProcess:
             return await BotProcess.spawn(
-                manifest, service, address, log, StartOptions(start_timeout_s), launcher
+                manifest,
+                service,
+                address,
+                log,
+                StartOptions(start_timeout_s, kept_before + log_cap_bytes),
+                launcher,
             )
 
         await _Check(report, spawn, log, time_limit_ms, kept=log_path is not None).run(positions())

@@ -77,7 +77,7 @@ async def play_game(
     seeds = [bot_seed(secret, game_id, seed, seat) for seat in SEATS]
     notes = [
         {"seed": seeds[seat]}  # for `pitch rerun`; records are out of every bot's reach
-        | ({"log": str(bots[seat].log_path)} if bots[seat].log_path else {})
+        | ({"log": bots[seat].log_name} if bots[seat].log_name else {})
         for seat in SEATS
     ]
     table = Table(
@@ -163,12 +163,12 @@ class RemotePlayer:
         self.bot.send(pb.RefereeMessage(game_end=end))
 
     def _log(self) -> str | None:
-        return str(self.bot.log_path) if self.bot.log_path else None
+        return self.bot.log_name
 
 
 async def fault_of(error: Exception, bot: BotProcess) -> Fault:
     """The one classifier: what a bot did wrong, by kind, with what it left behind."""
-    log = str(bot.log_path) if bot.log_path else None
+    log = bot.log_name
     if isinstance(error, BotStartError):
         return Fault(error.kind, str(error), log=log)
     if isinstance(error, BotTimeoutError):

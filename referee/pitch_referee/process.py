@@ -29,6 +29,9 @@ from .errors import BotStartError, BotTerminatedError
 from .manifest import BotManifest
 
 LOG_CAP_BYTES = 10 * 1024 * 1024
+"""What one log file keeps at most, across every process that writes it (a bot
+restarted after a fault appends to its seat's file): the default where a match does not
+share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
 SHUTDOWN_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
 
@@ -132,14 +135,19 @@ class StartOptions:
     start_timeout_s: float = 10.0
     """How long a spawned bot has to connect and say hello."""
     log_cap_bytes: int = LOG_CAP_BYTES
+    """What the bot's log file keeps at most, whatever it held before (``_copy_capped``)."""
 
 
 class BotProcess:
     """One running bot (spawned, or started by hand) and its connection."""
 
-    def __init__(self, name: str, log_path: Path | None) -> None:
+    def __init__(self, name: str, log_path: Path | None, log_name: str | None = None) -> None:
         self.name = name
         self.log_path = log_path
+        """The file the bot's output goes to."""
+        self.log_name = log_name or (str(log_path) if log_path else None)
+        """How records and messages name that file: relative to the match folder where
+        the bot plays in one (``Referee.log_base``), never a path of the server's disk."""
         self.connection: BotConnection | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.controls: SeatControls | None = None
@@ -158,14 +166,16 @@ class BotProcess:
         log_path: Path,
         options: StartOptions,
         launcher: Launcher,
+        log_name: str | None = None,
     ) -> BotProcess:
-        """Start the bot and wait for its hello.
+        """Start the bot and wait for its hello; ``log_name``: how messages name its log
+        (default: ``log_path`` as given).
 
         Raises:
             BotStartError: the command failed, the bot exited, or no hello came in time;
                 the process is gone when this is raised.
         """
-        bot = cls(manifest.name, log_path)
+        bot = cls(manifest.name, log_path, log_name)
         token, hello = service.expect()
         try:
             env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
@@ -197,7 +207,7 @@ class BotProcess:
         if hello in done:
             return hello.result()
         hello.cancel()
-        where = f"; see {self.log_path}" if self.log_path else ""
+        where = f"; see {self.log_name}" if self.log_name else ""
         if exited in done:
             raise BotStartError(
                 f"{self.name} exited with status {self.process.returncode} before its hello{where}"
@@ -215,9 +225,11 @@ class BotProcess:
         self.connection.lost(f"the bot's process exited with status {status}")
 
     @classmethod
-    def failed(cls, name: str, error: BotStartError, log_path: Path | None) -> BotProcess:
+    def failed(
+        cls, name: str, error: BotStartError, log_path: Path | None, log_name: str | None = None
+    ) -> BotProcess:
         """A seat whose bot could not start: the game records the fault and moves on."""
-        bot = cls(name, log_path)
+        bot = cls(name, log_path, log_name)
         bot.start_error = error
         return bot
 
@@ -315,12 +327,14 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 
 
 async def _copy_capped(stream: asyncio.StreamReader | None, path: Path, cap: int) -> None:
-    """Copy the bot's output to ``path`` up to ``cap`` bytes, then drain and drop the rest."""
+    """Copy the bot's output to ``path`` until the file holds ``cap`` bytes, then drain and
+    drop the rest. The cap is the file's, not this process's: a bot restarted after a
+    fault, or a match resumed, appends to what its seat wrote before, and no more."""
     if stream is None:
         return
-    written = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as log:
+        written = path.stat().st_size
         while chunk := await stream.read(65536):
             if written < cap:
                 kept = chunk[: cap - written]

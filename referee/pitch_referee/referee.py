@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
@@ -42,6 +42,9 @@ class PlayerSlot:
     manifest: BotManifest | None
     """``None`` for a bot the user starts by hand."""
     name: str
+    log_cap_bytes: int | None = None
+    """What this slot's log file keeps at most (its share of its bot's log budget in the
+    match); ``None``: ``settings.start``'s cap."""
 
 
 @dataclass
@@ -70,8 +73,13 @@ class Referee:
         *,
         launcher: Launcher | None = None,
         announce: Callable[[str], None] = print,
+        log_base: Path | None = None,
     ) -> None:
         self.log_dir = Path(log_dir)
+        self.log_base = log_base
+        """The folder that records name the bots' logs from (a match's folder: records
+        say ``logs/worker-0/A1-<bot>.log``, with forward slashes); ``None``: as
+        ``log_dir`` gives them."""
         self.settings = settings or RefereeSettings()
         self.launcher = launcher or self.settings.launcher()
         self.announce = announce
@@ -130,17 +138,22 @@ class Referee:
         await self._retire(slot.key, "restarting")
         assert self._service is not None
         log_path = self.log_dir / f"{slot.key}-{slot.name}.log"
+        log_name = _relative(log_path, self.log_base)
+        start = self.settings.start
+        if slot.log_cap_bytes is not None:
+            start = replace(start, log_cap_bytes=slot.log_cap_bytes)
         try:
             bot = await BotProcess.spawn(
                 slot.manifest,
                 self._service,
                 self.address,
                 log_path,
-                self.settings.start,
+                start,
                 self.launcher,
+                log_name,
             )
         except BotStartError as error:
-            bot = BotProcess.failed(slot.name, error, log_path)
+            bot = BotProcess.failed(slot.name, error, log_path, log_name)
         self._bots[slot.key] = bot
         return bot
 
@@ -259,6 +272,16 @@ def _attach_instructions(
         )
     lines.append(f"  (or give the bot --address '{address}' --token <its token>)")
     return "\n".join(lines)
+
+
+def _relative(path: Path, base: Path | None) -> str:
+    """``path`` as records name it: relative to ``base`` (forward slashes) when inside it."""
+    if base is not None:
+        try:
+            return path.absolute().relative_to(base.absolute()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
 
 
 def _bill_cpu(result: GameResult, bots: Sequence[BotProcess], before: list[float | None]) -> None:

@@ -120,7 +120,9 @@ async def rerun(
         os.chmod(f"{private}/referee.sock", 0o666)  # a sandboxed bot runs as another user
         launcher = SandboxLauncher(sandbox) if sandbox else LocalLauncher()
         try:
-            bot = await BotProcess.spawn(manifest, service, address, log, StartOptions(), launcher)
+            kept_before = log.stat().st_size if log.is_file() else 0  # appended to
+            options = StartOptions(log_cap_bytes=kept_before + StartOptions.log_cap_bytes)
+            bot = await BotProcess.spawn(manifest, service, address, log, options, launcher)
         except BotStartError as error:
             raise PitchError(f"the bot did not start: {error}{_last_words(log)}") from None
         return await _replay_with(bot, record, seat, replayed.state.options, time_control)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .actions import Action, IllegalActionError, InvalidActionError, parse_action
@@ -437,6 +437,63 @@ def _check_result(state: GameState, record: dict[str, Any]) -> None:
     _expect("result", "winner", winner, outcome.winner)
     _expect("result", "scores", _field(result, "scores", list, "result"), list(state.scores))
     _expect("result", "hand count", _field(result, "hands", int, "result"), state.hand_number)
+
+
+# --- the bots' log files a record names ------------------------------------------------
+
+
+def log_file(folder: Path, log: str) -> Path:
+    """The file a record's ``log`` names: relative to the record's match ``folder`` (as
+    the referee writes them), or, in records written before, an absolute path.
+
+    >>> log_file(Path("matches/m1"), "logs/worker-0/A1-greedy.log").as_posix()
+    'matches/m1/logs/worker-0/A1-greedy.log'
+    """
+    return folder / PurePosixPath(log)
+
+
+def public_logs(record: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
+    """``record`` with no absolute path of the disk it was played on: each ``log`` of its
+    ``players`` and ``faults`` relative to its match ``folder`` (forward slashes), and the
+    mentions of an absolute one in a fault's ``detail`` too. An absolute path outside
+    ``folder`` (or any, without one) is dropped, and its mentions become its file name.
+    A record whose logs are all relative (as the referee writes them) is returned as is.
+    """
+    entries = [*record.get("players", ()), *record.get("faults", ())]
+    logs = {e.get("log") for e in entries if isinstance(e, dict) and isinstance(e.get("log"), str)}
+    absolute = {log for log in logs if PurePosixPath(log).is_absolute() or Path(log).is_absolute()}
+    if not absolute:
+        return record
+    shown = {log: _relative_log(log, folder) for log in absolute}
+    copy = dict(record)
+    for key in ("players", "faults"):
+        if isinstance(record.get(key), list):
+            copy[key] = [_public_entry(entry, shown) for entry in record[key]]
+    return copy
+
+
+def _relative_log(log: str, folder: Path | None) -> str | None:
+    if folder is not None:
+        for base in (folder.absolute(), folder.resolve()):
+            if Path(log).is_relative_to(base):
+                return Path(log).relative_to(base).as_posix()
+    return None
+
+
+def _public_entry(entry: object, shown: dict[str, str | None]) -> object:
+    if not isinstance(entry, dict):
+        return entry
+    entry = dict(entry)
+    log = entry.get("log")
+    if isinstance(log, str) and log in shown:
+        if shown[log] is None:
+            del entry["log"]
+        else:
+            entry["log"] = shown[log]
+    if isinstance(entry.get("detail"), str):
+        for old, new in shown.items():
+            entry["detail"] = entry["detail"].replace(old, new or PurePosixPath(old).name)
+    return entry
 
 
 # --- reading a finished game's result -------------------------------------------------

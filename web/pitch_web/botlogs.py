@@ -1,6 +1,7 @@
 """The bots' own log lines for one game, cut out of the per-seat log files of a match.
 
-A bot process plays many games and writes one log file (the record's ``players[seat].log``);
+A bot process plays many games and writes one log file (the record's ``players[seat].log``,
+relative to the match folder);
 a Python bot's ``run`` loop writes ``game <id>: playing seat <n>`` when each game starts,
 so the lines from that marker to the next one are what the bot wrote during the game. Bots
 that write no such marker give no lines. Lines carry no decision number, so the viewer
@@ -16,6 +17,8 @@ import re
 from collections.abc import Container
 from pathlib import Path
 from typing import Any
+
+from pitch_sdk.record import log_file
 
 GAME_START = re.compile(r"\bgame (\S+): playing seat ([0-3])\b")
 """The line ``pitch_sdk.run`` logs when a game starts."""
@@ -39,7 +42,7 @@ def game_log_lines(
         seat, log = player.get("seat"), player.get("log")
         if not isinstance(log, str) or seat not in range(4) or seat not in seats:
             continue
-        path = (base / log).resolve()  # an absolute log path stays as it is
+        path = log_file(base, log).resolve()  # an old record's absolute path stays as it is
         if not path.is_relative_to(root) or not path.is_file():
             continue
         lines.extend({"seat": seat, "text": text} for text in _lines_of_game(path, game_id, seat))

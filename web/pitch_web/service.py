@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from limits import RateLimitItemPerHour
@@ -50,7 +51,14 @@ from pitch_ladder.quotas import (
     usage,
 )
 from pitch_ladder.scheduler import set_paused, status
-from pitch_ladder.submissions import bot_logs, open_log, retire_own, verdicts
+from pitch_ladder.submissions import (
+    bot_logs,
+    open_log,
+    open_submission_log,
+    retire_own,
+    submission_logs,
+    verdicts,
+)
 
 from .app import render
 from .checks import QUEUE_RETRY_S, AuthorBusy, CheckQueue, QueueFull, Stopping, check_upload
@@ -303,7 +311,8 @@ def retire(name: str, ladder: LadderDep, author: AuthorDep) -> RetiredOut:
 
 @router.get("/bots/{name}/logs", response_model=list[LogOut])
 def logs(name: str, ladder: LadderDep, author: AuthorDep) -> list[LogOut]:
-    """Your bot's logs: its smoke tests', and its own seats' in each match."""
+    """Your bot's logs: its own seats' in each match (a refused upload's smoke test is its
+    submission's: ``/api/submissions/{number}/logs``)."""
     return [LogOut(**asdict(log)) for log in _mine(lambda: bot_logs(ladder, author, name))]
 
 
@@ -312,6 +321,26 @@ def log_file(name: str, path: str, ladder: LadderDep, author: AuthorDep) -> File
     """One of your bot's logs, as text."""
     return FileResponse(
         _mine(lambda: open_log(ladder, author, name, path)), media_type="text/plain"
+    )
+
+
+SubmissionId = Annotated[int, PathParam(ge=1, le=2**63 - 1)]
+
+
+@router.get("/submissions/{number}/logs", response_model=list[LogOut])
+def submission_log_list(number: SubmissionId, ladder: LadderDep, author: AuthorDep) -> list[LogOut]:
+    """Your submission's logs: its smoke test's, kept when it was refused (none otherwise)."""
+    listed = _mine(lambda: submission_logs(ladder, author, number))
+    return [LogOut(**asdict(log)) for log in listed]
+
+
+@router.get("/submissions/{number}/logs/{path:path}", response_class=FileResponse)
+def submission_log_file(
+    number: SubmissionId, path: str, ladder: LadderDep, author: AuthorDep
+) -> FileResponse:
+    """One of your submission's logs, as text."""
+    return FileResponse(
+        _mine(lambda: open_submission_log(ladder, author, number, path)), media_type="text/plain"
     )
 
 
@@ -331,7 +360,7 @@ def game_logs(number: GameNumber, request: Request, author: AuthorDep) -> dict[s
     timeline's ``logs``: what the viewer adds beside the table when your token is in the tab."""
     source: LadderSource = request.app.state.source
     _, record = source.game(str(number))
-    if not source.log_seats(record, author):
+    if not source.log_seats(record, author, number):
         raise HTTPException(403, f"no bot of game {number} is yours: its logs are its authors'")
     return {"logs": cached_timeline(request, str(number), author)["logs"]}
 

@@ -33,6 +33,12 @@ line win over the file.
     max_archive_bytes = 52428800
     max_entries = 5000
     max_unpacked_bytes = 209715200
+
+    [retention]
+    match_log_days = 90       # a finished match's bot logs, kept this long (0: for good)
+    refused_log_days = 30     # a refused submission's smoke-test logs
+    max_log_bytes = 10737418240  # all of them; beyond it the oldest go first (0: no limit)
+    sweep_minutes = 60        # the server sweeps at start, then this often
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 from pitch_ladder.archive import ArchiveLimits
 from pitch_ladder.pairing import PairingSettings
 from pitch_ladder.quotas import AuthorLimits
+from pitch_ladder.retention import RetentionSettings
 from pitch_ladder.scheduler import SchedulerSettings
 from pitch_referee.errors import PitchError
 from pitch_sdk.options import RuleOptions
@@ -146,6 +153,7 @@ class ServeSettings:
     scheduler: SchedulerFile = field(default_factory=SchedulerFile)
     uploads: ArchiveLimits = field(default_factory=ArchiveLimits)
     limits: LimitsFile = field(default_factory=LimitsFile)
+    retention: RetentionSettings = field(default_factory=RetentionSettings)
 
     @classmethod
     def load(cls, path: Path | None) -> ServeSettings:
@@ -168,6 +176,7 @@ class ServeSettings:
             "scheduler": SchedulerFile,
             "uploads": ArchiveLimits,
             "limits": LimitsFile,
+            "retention": RetentionSettings,
         }
         unknown = sorted(set(data) - set(tables))
         if unknown:

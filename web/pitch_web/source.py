@@ -7,6 +7,10 @@ a record file's path relative to the folder served.
 A source turns the ladder's and the match folders' own errors into two kinds the
 application answers: ``NotFound`` (a 404) and ``BadQuery`` (a 422, parameters it cannot
 answer). The ladder's database code is imported only for a ladder.
+
+Every record a source gives names its bots' logs relative to its match folder
+(``pitch_sdk.record.public_logs``): a record written with the server's absolute paths
+(before they were relative) shows none of them.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pitch_referee.match.listing import (
     read_summary,
     text,
 )
-from pitch_sdk.record import load_record
+from pitch_sdk.record import load_record, public_logs
 
 from .params import ID_MAX, ladder_number
 
@@ -100,7 +104,8 @@ class FolderSource:
         self.title = self.folder.name
 
     def record(self, key: str) -> dict[str, Any]:
-        return load_record(self._inside(key, "record"))
+        path = self._inside(key, "record")
+        return public_logs(load_record(path), match_folder(path))
 
     def close(self) -> None:
         pass
@@ -172,6 +177,12 @@ class FolderSource:
         return path
 
 
+def match_folder(record_path: Path) -> Path:
+    """The folder a record's logs are named from: its match folder (records are in
+    ``games/``), or the record's own folder for a loose record."""
+    return record_path.parent.parent if record_path.parent.name == "games" else record_path.parent
+
+
 def _folder_game(entry: dict[str, Any], prefix: str) -> FolderGame:
     scores = entry.get("scores")
     return FolderGame(
@@ -222,15 +233,18 @@ class LadderSource:
         if number is None:
             raise NotFound(f"no game {key}: ladder games are numbered")
         with _answers():
-            return self.ladder.game(number)
+            info, record = self.ladder.game(number)
+        return info, public_logs(record, match_folder(self.folder / info.record_path))
 
-    def log_seats(self, record: dict[str, Any], author: Author | None) -> set[int]:
-        """The seats of ``record`` whose bots' log lines ``author`` (``None``: anyone) may
-        read (``submissions.log_seats``)."""
+    def log_seats(
+        self, record: dict[str, Any], author: Author | None, game: int | None = None
+    ) -> set[int]:
+        """The seats of ``record`` (game number ``game``) whose bots' log lines ``author``
+        (``None``: anyone) may read: by the version in each seat (``submissions.log_seats``)."""
         from pitch_ladder.submissions import log_seats
 
         with _answers():
-            return log_seats(self.ladder, record, author)
+            return log_seats(self.ladder, record, author, game)
 
     def standings(self) -> list[Standing]:
         """The standings; empty before the first bot."""

@@ -36,7 +36,7 @@ from pitch_sdk.cards import (
     team_of,
 )
 from pitch_sdk.progress import LOOKING, Phase
-from pitch_sdk.record import RecordError, replay
+from pitch_sdk.record import RecordError, public_logs, replay
 from pitch_sdk.rules import GameState
 from pitch_sdk.walk import Dealt, Step, walk
 
@@ -69,6 +69,7 @@ def timeline(
     replayed = replay(record)
     if replayed.malformed:
         raise RecordError(f"not a well-formed game record: {replayed.discrepancy}")
+    record = public_logs(record)  # sent to browsers: no absolute path of the server's
     builder = _TimelineBuilder(record["faults"])
     for event in walk(record, None if replayed.ok else replayed.state):
         if isinstance(event, Dealt):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
@@ -22,7 +21,7 @@ from pitch_referee.match.folder import RECORD_SUFFIXES
 
 from .app import render
 from .botlogs import game_log_lines
-from .source import LadderSource, Source
+from .source import LadderSource, Source, match_folder
 from .standalone import script_json
 from .timeline import timeline
 
@@ -81,20 +80,15 @@ def game_timeline(source: Source, key: str, author: Author | None = None) -> dic
     if isinstance(source, LadderSource):
         info, record = source.game(key)
         game_id, path = info.game_id, source.folder / info.record_path
-        seats = source.log_seats(record, author)
+        seats = source.log_seats(record, author, info.id)
     else:
         record = source.record(key)
         path = source.folder / key
         game_id = next(
             (path.name.removesuffix(s) for s in RECORD_SUFFIXES if path.name.endswith(s)), path.name
         )
-    logs = game_log_lines(record, game_id, _match_folder(path), source.folder, seats)
+    logs = game_log_lines(record, game_id, match_folder(path), source.folder, seats)
     return timeline(record, game=key, logs=logs)
-
-
-def _match_folder(record_path: Path) -> Path:
-    """Where a record's relative log paths start: its match folder (records are in games/)."""
-    return record_path.parent.parent if record_path.parent.name == "games" else record_path.parent
 
 
 @router.get("/view/{key:path}", response_class=HTMLResponse, include_in_schema=False)

@@ -36,9 +36,16 @@ def test_the_author_page_shows_a_tokens_own_verdicts_and_logs_only(
         # thread has Playwright's
         verdict = apart.submit(submit_upload, ladder, authenticate(ladder, alice), upload)
         assert verdict.result().accepted
-    log = folder / "smoke" / "greedy-0123456789ab" / "bot.log"
-    log.parent.mkdir(parents=True)
-    log.write_text("greedy: thinking hard\n")
+        crasher = tmp_path / "crasher"
+        crasher.mkdir()
+        (crasher / "bot.toml").write_text(
+            'name = "taken"\nversion = "1"\ncommand = "python bot.py"\n'
+        )
+        (crasher / "bot.py").write_text("import sys\nprint('alice was here', file=sys.stderr)\n")
+        pack(crasher, tmp_path / "crasher.tar.gz")
+        upload = io.BytesIO((tmp_path / "crasher.tar.gz").read_bytes())
+        refused = apart.submit(submit_upload, ladder, authenticate(ladder, alice), upload)
+        assert not refused.result().accepted
     app = create_app(source)
     enable_service(app)
     with serve(app) as served:
@@ -50,8 +57,9 @@ def test_the_author_page_shows_a_tokens_own_verdicts_and_logs_only(
         verdicts = page.get_by_test_id("verdicts")
         verdicts.locator("tbody tr").first.wait_for()
         assert "greedy" in verdicts.inner_text() and "accepted" in verdicts.inner_text()
-        page.get_by_text("smoke/greedy-0123456789ab/bot.log").click()
-        expect(page.get_by_test_id("log-text")).to_have_text("greedy: thinking hard\n")
+        page.get_by_role("button", name="smoke-test logs").click()
+        page.get_by_role("link", name="match/logs/worker-0/A1-taken.log").click()
+        expect(page.get_by_test_id("log-text")).to_contain_text("alice was here")
         screenshot("alice")
 
         page.click("#forget")

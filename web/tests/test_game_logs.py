@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from ladder_testkit import add_game_with_record, add_match, ladder_with
+from ladder_testkit import add_game_with_record, add_match, add_team_match, ladder_with
 from playwright.sync_api import expect
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from pitch_ladder.authors import add_author, author_named
-from pitch_ladder.models import Bot
+from pitch_ladder.models import Bot, Game, GameRecord, Match
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
@@ -120,3 +120,49 @@ def test_the_viewer_adds_the_authors_own_lines_when_their_token_is_in_the_tab(
         expect(logs).to_contain_text("alpha at seat 0 thinks")
         expect(logs).to_contain_text("beta at seat 1 thinks")
         screenshot("own-logs")
+
+
+def test_in_a_mixed_team_game_each_author_sees_the_seats_of_their_own_versions(tmp_path):
+    """alice's alpha partners bob's gamma against the operator's beta and delta: each
+    author sees the lines of the seats where the game's row puts their versions, whatever
+    names the record carries."""
+    db = f"sqlite:///{tmp_path / 'ladder.db'}"
+    ladder, versions = ladder_with(db, tmp_path, ["alpha", "beta", "gamma", "delta"])
+    tokens = {name: add_author(ladder, name).token for name in ("alice", "bob")}
+    record = play_game(
+        [RandomBot(seat) for seat in range(4)], seed=3, options=RuleOptions(hand_cap=1)
+    )
+    logs = ladder.folder / "matches" / "1" / "logs" / "worker-0"
+    logs.mkdir(parents=True)
+    for player in record["players"]:
+        seat = player["seat"]
+        player["name"] = "alpha"  # a record's names are not who sat there: the row is
+        (logs / f"seat{seat}.log").write_text(f"game {GAME}: playing seat {seat}\nseat {seat}\n")
+        player["log"] = f"logs/worker-0/seat{seat}.log"
+    with Session(ladder.engine) as session:
+        for name, author in (("alpha", "alice"), ("gamma", "bob")):
+            bot = session.exec(select(Bot).where(Bot.name == name)).one()
+            bot.author_id = author_named(session, author).id
+        match = add_team_match(session, 1, ("alpha", "gamma", "beta", "delta"), versions, [1.0])
+        game = session.exec(select(Game).where(Game.match_id == match)).one()
+        session.get_one(Match, match).folder = "matches/1"
+        game.record_path = "matches/1/games/pair-00000-a.json"
+        session.add(GameRecord.model_validate({"game_id": game.id, "record": record}))
+        session.commit()
+        number = game.id
+    ladder.close()
+    source = LadderSource(tmp_path / "ladder", db)
+    try:
+        client = _client(Served(source, number, tokens))
+
+        def seats(author: str) -> set[int]:
+            headers = {"Authorization": f"Bearer {tokens[author]}"}
+            lines = client.get(f"/api/game-logs/{number}", headers=headers).json()["logs"]
+            return {line["s"] for line in lines}
+
+        assert seats("alice") == {0}  # A1: alpha
+        assert seats("bob") == {2}  # A2: gamma, alpha's partner
+        shown = client.get(f"/api/timeline/{number}").json()["logs"]
+        assert {line["s"] for line in shown} == {1, 3}  # the operator's beta and delta
+    finally:
+        source.close()

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -80,3 +81,25 @@ def test_view_serves_a_match_folder_at_its_first_games_viewer(tmp_path):
     finally:
         status, _out, err = stop(process)
     assert status == 0, err
+
+
+def test_serve_sweeps_old_logs_at_start_as_its_retention_settings_say(tmp_path):
+    build_ladder(f"sqlite:///{tmp_path / 'ladder' / 'ladder.db'}", tmp_path).close()
+    old = tmp_path / "ladder" / "smoke" / "submission-9" / "conformance.log"
+    old.parent.mkdir(parents=True)
+    old.write_text("an old refusal's log\n")
+    long_ago = time.time() - 40 * 86_400
+    os.utime(old, (long_ago, long_ago))
+    config = tmp_path / "arena.toml"
+    config.write_text("[retention]\nrefused_log_days = 30\n")
+    process, _ = start(
+        "serve", "--ladder", tmp_path / "ladder", "--port", "0", "--no-scheduler",
+        "--config", config,
+    )  # fmt: skip
+    try:
+        deadline = time.time() + 20
+        while old.exists() and time.time() < deadline:
+            time.sleep(0.1)
+        assert not old.parent.exists()
+    finally:
+        assert stop(process)[0] == 0

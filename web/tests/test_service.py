@@ -11,10 +11,13 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from ladder_testkit import add_match
+from sqlmodel import Session, select
 
 from pitch_ladder.archive import ArchiveLimits, pack
 from pitch_ladder.authors import add_author, revoke
 from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import Bot, BotVersion, Match
 from pitch_web import create_app
 from pitch_web.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import FolderSource, LadderSource
@@ -165,24 +168,69 @@ def test_an_author_retires_their_own_bot_and_not_anothers(arena: Arena) -> None:
     assert missing.status_code == 404
 
 
+def _played(arena: Arena) -> str:
+    """A match of alice's greedy (A) against bob's random (B), with a log per seat; its
+    log of greedy at A1."""
+    with Session(arena.ladder.engine) as session:
+        versions = dict(session.exec(select(Bot.name, BotVersion.id).join(BotVersion)).all())
+        match = add_match(session, 1, versions["greedy"], versions["random"])
+        folder = arena.ladder.folder / session.get_one(Match, match).folder
+        session.commit()
+    for slot, name in (("A1", "greedy"), ("A2", "greedy"), ("B1", "random"), ("B2", "random")):
+        log = folder / "logs" / "worker-0" / f"{slot}-{name}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(f"{name} thinks\n")
+    return f"{folder.relative_to(arena.ladder.folder).as_posix()}/logs/worker-0/A1-greedy.log"
+
+
 def test_only_the_owner_lists_and_reads_a_bots_logs(arena: Arena) -> None:
     arena.ladder.submit(GREEDY, author="alice", trust_bots=True)
-    log = arena.ladder.folder / "smoke" / "greedy-0123456789ab" / "bot.log"
-    log.parent.mkdir(parents=True)
-    log.write_text("greedy thinks\n")
+    arena.ladder.submit(RANDOM, author="bob", trust_bots=True)
+    own = _played(arena)
     listed = arena.client.get("/api/bots/greedy/logs", headers=arena.as_("alice")).json()
-    assert [entry["path"] for entry in listed] == ["smoke/greedy-0123456789ab/bot.log"]
-    read = arena.client.get(
-        "/api/bots/greedy/logs/smoke/greedy-0123456789ab/bot.log", headers=arena.as_("alice")
-    )
+    assert [entry["path"] for entry in listed] == [own, own.replace("A1", "A2")]
+    read = arena.client.get(f"/api/bots/greedy/logs/{own}", headers=arena.as_("alice"))
     assert read.status_code == 200 and read.text == "greedy thinks\n"
-    for path in (
-        "/api/bots/greedy/logs",
-        "/api/bots/greedy/logs/smoke/greedy-0123456789ab/bot.log",
-    ):
+    for path in ("/api/bots/greedy/logs", f"/api/bots/greedy/logs/{own}"):
         assert arena.client.get(path, headers=arena.as_("bob")).status_code == 403
     sneaky = arena.client.get("/api/bots/greedy/logs/ladder.toml", headers=arena.as_("alice"))
     assert sneaky.status_code == 403
+    theirs = own.replace("A1-greedy", "B1-random")
+    other = arena.client.get(f"/api/bots/greedy/logs/{theirs}", headers=arena.as_("alice"))
+    assert other.status_code == 403
+
+
+@pytest.mark.slow
+def test_a_refused_uploads_smoke_logs_are_read_by_its_number_and_only_by_its_author(
+    arena: Arena, tmp_path: Path
+) -> None:
+    crasher = tmp_path / "crasher"
+    crasher.mkdir()
+    (crasher / "bot.toml").write_text(MANIFEST.decode().replace("evil", "taken"))
+    (crasher / "bot.py").write_text("import sys\nprint('alice was here', file=sys.stderr)\n")
+    status, refused = arena.upload("alice", _packed(crasher, tmp_path))
+    assert status == 422 and "/tmp/" not in refused["detail"]
+    number = arena.client.get("/api/submissions", headers=arena.as_("alice")).json()[0]["id"]
+    where = f"/api/submissions/{number}/logs"
+    listed = arena.client.get(where, headers=arena.as_("alice")).json()
+    assert listed and all(not entry["path"].startswith("/") for entry in listed)
+    texts = [
+        arena.client.get(f"{where}/{entry['path']}", headers=arena.as_("alice")).text
+        for entry in listed
+    ]
+    assert any("alice was here" in text for text in texts)
+    for path in (where, f"{where}/{listed[0]['path']}"):
+        assert arena.client.get(path, headers=arena.as_("bob")).status_code == 403
+        assert arena.client.get(path, headers=arena.as_("operator")).status_code == 200
+    assert arena.client.get(
+        f"{where}/../../../ladder.toml", headers=arena.as_("alice")
+    ).status_code in (403, 404)
+    assert (
+        arena.client.get("/api/submissions/999/logs", headers=arena.as_("alice")).status_code == 404
+    )
+    arena.ladder.submit(RANDOM, "taken", author="bob", trust_bots=True)
+    mine = arena.client.get("/api/bots/taken/logs", headers=arena.as_("bob")).json()
+    assert mine == []
 
 
 def test_only_an_admin_pauses_and_resumes_the_scheduler(arena: Arena) -> None:

@@ -121,6 +121,24 @@ def test_two_authors_submit_the_scheduler_plays_and_each_reaches_only_their_own(
         first = listed.stdout.split()[1]
         shown = pitch("author", "logs", "greedy", first, "--server", address, "--token", alice)
         assert shown.returncode == 0 and shown.stdout
+
+        crasher = tmp_path / "crasher"  # refused: its smoke test is read by its number
+        crasher.mkdir()
+        (crasher / "bot.toml").write_text(
+            'name = "crasher"\nversion = "1"\ncommand = "python bot.py"\n'
+        )
+        (crasher / "bot.py").write_text("import sys\nprint('crasher says', file=sys.stderr)\n")
+        refused = pitch("submit", crasher, "--server", address, "--token", alice)
+        assert refused.returncode == 1 and str(tmp_path) not in refused.stderr
+        mine = pitch("author", "submissions", "--server", address, "--token", alice).stdout
+        number = next(line for line in mine.splitlines() if "crasher" in line).split()[0][1:]
+        listed = pitch("author", "logs", "-s", number, "--server", address, "--token", alice)
+        assert listed.returncode == 0 and "A1-crasher.log" in listed.stdout, listed.stderr
+        path = next(word for word in listed.stdout.split() if word.endswith("A1-crasher.log"))
+        shown = pitch("author", "logs", "-s", number, path, "--server", address, "--token", alice)
+        assert "crasher says" in shown.stdout
+        theirs = pitch("author", "logs", "-s", number, "--server", address, "--token", bob)
+        assert theirs.returncode == 1 and "403" in theirs.stderr
         stranger = pitch("submit", GREEDY, "--server", address, "--token", bob)
         assert stranger.returncode == 1
         assert "403" in stranger.stderr and "belongs to another author" in stranger.stderr

@@ -88,3 +88,22 @@ def test_the_documented_example_settings_file_loads():
     example = Path(__file__).resolve().parents[2] / "deploy" / "arena.toml"
     settings = ServeSettings.load(example)
     assert settings.scheduler.settings().rules["hand_cap"] == 30
+
+
+def test_the_retention_table_sets_how_long_and_how_much_of_the_logs_the_server_keeps(tmp_path):
+    settings = _load(
+        tmp_path,
+        "[retention]\nmatch_log_days = 14\nrefused_log_days = 7.5\nmax_log_bytes = 1000000\n"
+        "sweep_minutes = 10\n",
+    )
+    retention = settings.retention
+    assert (retention.match_log_days, retention.refused_log_days) == (14, 7.5)
+    assert (retention.max_log_bytes, retention.sweep_minutes) == (1_000_000, 10)
+    assert ServeSettings.load(None).retention.match_log_days == 90
+    for text, message in [
+        ("[retention]\nkeep = 1", "[retention] has no setting 'keep'"),
+        ("[retention]\nmax_log_bytes = -1", "max_log_bytes must not be negative"),
+        ('[retention]\nmatch_log_days = "long"', "[retention] match_log_days must be float"),
+    ]:
+        with pytest.raises(PitchError, match=message.replace("[", r"\[").replace("]", r"\]")):
+            _load(tmp_path, text)

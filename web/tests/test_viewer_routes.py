@@ -140,6 +140,10 @@ def test_a_ladder_game_is_viewed_by_its_number_with_its_bots_log_lines(tmp_path)
     record = a_game(hand_cap=1)
     record["players"][0]["log"] = str(log)
     record["players"][0]["name"] = "alpha"  # a bot of the operator's: its lines are shown
+    record["faults"] = [
+        {"hand": 1, "decision": 0, "seat": 1, "kind": "timeout", "log": str(log.parent / "B1.log"),
+         "detail": f"too slow; see {log.parent / 'B1.log'}", "decision_kind": "bid"},
+    ]  # fmt: skip
     with Session(ladder.engine) as session:
         match = add_match(session, 1, versions["alpha"], versions["beta"])
         number = add_game_with_record(session, match, "pair-00000-a", 1.0, record)
@@ -148,13 +152,49 @@ def test_a_ladder_game_is_viewed_by_its_number_with_its_bots_log_lines(tmp_path)
     try:
         client = TestClient(create_app(source))
         shown = client.get(f"/api/timeline/{number}").json()
-        assert shown["steps"] == timeline(record)["steps"]
+        sent = client.get(f"/api/games/{number}").json()
+        assert shown["steps"] == timeline(sent)["steps"]
         assert [line["t"] for line in shown["logs"]] == [
             "game pair-00000-a: playing seat 0",
             "alpha thinks",
-        ]
+        ]  # an old record's absolute path still reads...
+        for path in (f"/api/games/{number}", f"/api/timeline/{number}", f"/view/{number}"):
+            assert str(tmp_path) not in client.get(path).text  # ...and is never sent
+        assert sent["players"][0]["log"] == "matches/1/logs/worker-0/A0.log"
+        assert sent["faults"][0]["detail"] == "too slow; see matches/1/logs/worker-0/B1.log"
         assert client.get(f"/view/{number}").status_code == 200
         assert client.get(f"/view/{number + 1}").status_code == 404
         assert client.get("/view/first").status_code == 404
     finally:
         source.close()
+
+
+def test_an_old_records_absolute_log_paths_still_read_and_are_never_sent(tmp_path):
+    match = tmp_path / "served" / "m"
+    log = match / "logs" / "worker-0" / "A1-random.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("game pair-00000-a: playing seat 1\nthinking\n")
+    elsewhere = tmp_path / "elsewhere.log"
+    elsewhere.write_text("game pair-00000-a: playing seat 2\nnot served\n")
+    record = a_game(hand_cap=1)
+    record["players"][1]["log"] = str(log)
+    record["players"][2]["log"] = str(elsewhere)
+    record["faults"] = [
+        {"hand": 0, "decision": 0, "seat": 2, "kind": "start_failed", "log": str(elsewhere),
+         "detail": f"exited before its hello; see {elsewhere}", "decision_kind": None},
+    ]  # fmt: skip
+    (match / "games").mkdir()
+    write_record(record, match / "games" / "pair-00000-a.json")
+    client = TestClient(create_app(FolderSource(tmp_path / "served")))
+    key = "m/games/pair-00000-a.json"
+    sent = client.get(f"/api/games/{key}").json()
+    assert sent["players"][1]["log"] == "logs/worker-0/A1-random.log"
+    assert "log" not in sent["players"][2] and "log" not in sent["faults"][0]
+    assert sent["faults"][0]["detail"] == "exited before its hello; see elsewhere.log"
+    lines = client.get(f"/api/timeline/{key}").json()["logs"]
+    assert [(line["s"], line["t"]) for line in lines] == [
+        (1, "game pair-00000-a: playing seat 1"),
+        (1, "thinking"),
+    ]
+    for path in (f"/api/games/{key}", f"/api/timeline/{key}", f"/view/{key}"):
+        assert str(tmp_path) not in client.get(path).text

@@ -33,7 +33,6 @@ from distributed import Client, KilledWorker, as_completed
 
 from pitch_referee.live import JournalPublisher
 from pitch_referee.match import GameOutcome, GameSpec, Job, MatchFolder, WorkerError
-from pitch_referee.process import LOG_CAP_BYTES
 from pitch_sdk.record import write_record
 
 from ..errors import LadderError
@@ -121,7 +120,7 @@ class ClusterWorkers:
             ): pair[0].pair
             for pair in pairs
         }
-        writer = _PairWriter(MatchFolder(job.root), job.settings.compress_records)
+        writer = _PairWriter(MatchFolder(job.root), job.settings.compress_records, job)
         try:
             for future in as_completed(futures, loop=self.client.loop):
                 played = self._result(future, futures[future], job.root)
@@ -161,11 +160,16 @@ def _journals(job: Job) -> JournalPublisher:
 class _PairWriter:
     """Writes finished pairs into a match folder as its local workers would have."""
 
-    def __init__(self, folder: MatchFolder, compress: bool) -> None:
+    def __init__(self, folder: MatchFolder, compress: bool, job: Job) -> None:
         self.folder = folder
         self.compress = compress
         self.numbers: dict[str, int] = {}
         """Each Dask worker's number in this match: its logs go to ``logs/worker-N``."""
+        self.bots: dict[str, object] = dict(job.seat_entrants())
+        """The bot in each slot (``A1``...), whose log files share one budget."""
+        self.budget = job.settings.log_budget_bytes
+        self.used: dict[object, int] = {}
+        """What each bot's logs in this match hold, over every worker's files."""
 
     def write(self, played: PlayedPair) -> None:
         """The logs, then each record (atomically), naming its bots' logs here."""
@@ -173,20 +177,34 @@ class _PairWriter:
         logs = self.folder.worker_logs(number)
         logs.mkdir(parents=True, exist_ok=True)
         for name, data in played.logs.items():
-            _append_capped(logs / name, data)
+            self._append(logs / name, data)
         for outcome, record in zip(played.outcomes, played.records, strict=True):
-            for player in record.get("players", []):
-                if player.get("log"):
-                    player["log"] = str(logs / PurePath(player["log"]).name)
+            for entry in [*record.get("players", []), *record.get("faults", [])]:
+                if entry.get("log"):  # relative to the match folder, as a local worker's
+                    name = PurePath(entry["log"]).name
+                    here = (logs / name).relative_to(self.folder.root).as_posix()
+                    if isinstance(entry.get("detail"), str):  # "...; see <its log>"
+                        entry["detail"] = entry["detail"].replace(entry["log"], here)
+                    entry["log"] = here
             write_record(record, self.folder.record_path(outcome.spec, self.compress))
 
-
-def _append_capped(path: Path, data: bytes) -> None:
-    """A worker's log of a bot grows by each pair's, up to the referee's cap."""
-    room = LOG_CAP_BYTES - (path.stat().st_size if path.exists() else 0)
-    if room > 0:
-        with path.open("ab") as log:
-            log.write(data[:room])
+    def _append(self, path: Path, data: bytes) -> None:
+        """A worker's log of a bot grows by each pair's, while the bot's logs in the match
+        (every worker's and seat's together) hold less than its budget."""
+        slot = path.name.split("-", 1)[0]
+        bot = self.bots.get(slot, slot)
+        if bot not in self.used:  # a resumed match: what its earlier plays kept counts
+            slots = [key for key, held in self.bots.items() if held == bot] or [slot]
+            self.used[bot] = sum(
+                log.stat().st_size
+                for key in slots
+                for log in self.folder.logs_dir.glob(f"worker-*/{key}-*.log")
+            )
+        kept = data[: max(0, self.budget - self.used[bot])]
+        if kept:
+            with path.open("ab") as log:
+                log.write(kept)
+            self.used[bot] += len(kept)
 
 
 class ClusterExecutor(Executor):

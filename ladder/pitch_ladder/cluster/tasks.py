@@ -141,7 +141,9 @@ class _Table:
     @classmethod
     async def open(cls, key: object, job: Job) -> _Table:
         settings = job.settings.referee_settings(job.sandboxed)
-        referee = Referee(MatchFolder(job.root).worker_logs(0), settings, announce=_quiet)
+        referee = Referee(
+            MatchFolder(job.root).worker_logs(0), settings, announce=_quiet, log_base=job.root
+        )
         await referee.__aenter__()
         return cls(key, job, referee)
 

@@ -16,6 +16,7 @@ import multiprocessing.connection
 import os
 import signal
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -275,6 +276,7 @@ async def _play_pairs(
         MatchFolder(job.root).worker_logs(worker),
         settings.referee_settings(job.sandboxed),
         announce=announce,
+        log_base=job.root,
     ) as referee:
         await play_pairs_at(referee, job, line.next_pair, line.report, line.stopped)
 
@@ -291,9 +293,13 @@ async def play_pairs_at(
     worker's, or a cluster worker's kept between the tasks of a match); each record is
     written into ``job.root`` before its outcome is reported."""
     folder = MatchFolder(job.root)
+    entrants = job.seat_entrants()
+    held = Counter(entrants.values())  # a same-bot team's bot holds two slots
     slots = {
-        key: PlayerSlot(key, entrant.manifest, entrant.name)
-        for key, entrant in job.seat_entrants().items()
+        key: PlayerSlot(
+            key, entrant.manifest, entrant.name, job.settings.log_cap_bytes(held[entrant])
+        )
+        for key, entrant in entrants.items()
     }
     settings = job.settings
     while (pair := next_pair()) is not None:

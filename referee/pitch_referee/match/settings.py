@@ -99,6 +99,8 @@ class Entrant:
 
 DEFAULT_GAMES = 100
 """Games of a match without an SPRT, unless told otherwise."""
+LOG_BUDGET_BYTES = 10 * 1024 * 1024
+"""What a bot's logs may hold in one match, all its seats and workers together."""
 
 
 def default_games(sprt: str | None, duplicate: bool = True) -> int:
@@ -146,6 +148,11 @@ class MatchSettings:
     """Each sandboxed bot's processes and threads."""
     attach_timeout_s: float = 120.0
     """How long the processes of a bot started by hand have to connect."""
+    log_budget_bytes: int = LOG_BUDGET_BYTES
+    """What each bot's logs keep in this match, over all its log files together: shared
+    out evenly between the files it writes (one per seat it holds, per worker: a same-bot
+    team in a match of 2 workers writes 4), each of which stops at its share
+    (``log_cap_bytes``). A flooding bot keeps this much of the match, no more."""
     compress_records: bool = False
     """Write each game's record gzip-compressed, as ``<game>.json.gz`` (about a tenth of
     the size; ``pitch match`` does by default), rather than as plain ``<game>.json``.
@@ -188,6 +195,8 @@ class MatchSettings:
             raise SettingError("memory_mb", "must be at least 16 MB", "a bot's memory")
         if self.max_processes < 4:
             raise SettingError("max_processes", "must be at least 4", "a bot's process limit")
+        if self.log_budget_bytes < 1024:
+            raise SettingError("log_budget_bytes", "must be at least 1024 bytes", "a bot's logs")
         if not self.attach_timeout_s > 0:
             problem = "must be more than 0 s"
             raise SettingError("attach_timeout_s", problem, "the time to start a bot by hand")
@@ -233,6 +242,12 @@ class MatchSettings:
             return resolve_sandbox(SandboxMode(self.sandbox), warn)
         except SandboxUnavailableError as error:
             raise NoSandboxError(str(error)) from None
+
+    def log_cap_bytes(self, seats: int, workers: int | None = None) -> int:
+        """The share of a bot's ``log_budget_bytes`` that each of its log files keeps, for
+        a bot that holds ``seats`` process slots in each of ``workers`` (default: the
+        match's ``concurrency``)."""
+        return self.log_budget_bytes // (max(1, seats) * max(1, workers or self.concurrency))
 
     def referee_settings(self, sandboxed: bool) -> RefereeSettings:
         limits = SandboxLimits(memory_mb=self.memory_mb, processes=self.max_processes)

@@ -53,7 +53,7 @@ async function show() {
       const reason = cell(row, "", "refused");
       const pre = document.createElement("pre");
       pre.textContent = verdict.reason;
-      reason.append(pre);
+      reason.append(pre, submissionLogs(verdict.id));
     }
   }
   $("verdicts-section").hidden = false;
@@ -62,6 +62,49 @@ async function show() {
   list.replaceChildren();
   for (const name of bots) list.append(await botLogs(name));
   $("bots-section").hidden = bots.length === 0;
+}
+
+// A refused submission's smoke-test logs: its own, by its number, never a bot name's.
+function submissionLogs(id) {
+  const box = document.createElement("div");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = "smoke-test logs";
+  button.dataset.submission = id;
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const logs = await (await api(`submissions/${id}/logs`)).json();
+      box.append(logList(logs, `submissions/${id}/logs`));
+    } catch (error) {
+      box.append(error.message);
+    }
+  });
+  box.append(button);
+  return box;
+}
+
+function logList(logs, where) {
+  const items = document.createElement("ul");
+  for (const log of logs) {
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = "#";
+    link.textContent = log.path;
+    link.addEventListener("click", async (event) => {
+      event.preventDefault();
+      try {
+        const text = await (await api(`${where}/${log.path}`)).text();
+        $("log-text").textContent = text;
+        $("log-text").hidden = false;
+        $("bots-section").hidden = false;
+      } catch (error) { showError(error); }
+    });
+    item.append(link, ` (${log.size.toLocaleString()} bytes)`);
+    items.append(item);
+  }
+  if (!logs.length) items.textContent = "no logs";
+  return items;
 }
 
 async function botLogs(name) {
@@ -82,24 +125,8 @@ async function botLogs(name) {
   heading.append(" ", retire);
   box.append(heading);
   try {
-    const logs = await (await api(`bots/${encodeURIComponent(name)}/logs`)).json();
-    const items = document.createElement("ul");
-    for (const log of logs) {
-      const item = document.createElement("li");
-      const link = document.createElement("a");
-      link.href = "#";
-      link.textContent = log.path;
-      link.addEventListener("click", async (event) => {
-        event.preventDefault();
-        const text = await (await api(`bots/${encodeURIComponent(name)}/logs/${log.path}`)).text();
-        $("log-text").textContent = text;
-        $("log-text").hidden = false;
-      });
-      item.append(link, ` (${log.size.toLocaleString()} bytes)`);
-      items.append(item);
-    }
-    if (!logs.length) items.textContent = "no logs yet";
-    box.append(items);
+    const where = `bots/${encodeURIComponent(name)}/logs`;
+    box.append(logList(await (await api(where)).json(), where));
   } catch (error) {
     box.append(error.message);
   }
