@@ -66,7 +66,7 @@ class PlayedPair:
     records: list[dict[str, Any]]
     """Each outcome's game record, in the same order."""
     logs: dict[str, bytes] = field(default_factory=dict)
-    """What the bots logged while this pair played, by file name (``A1-<bot>.log``...)."""
+    """What the bots logged while this pair played, by file name (``A1-a-<bot>.log``...)."""
     worker: str = ""
     """The Dask worker's address."""
     fetched: tuple[str, ...] = ()

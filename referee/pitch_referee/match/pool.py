@@ -26,11 +26,11 @@ from pitch_sdk.record import write_record
 from ..errors import BotError
 from ..game_loop import GameResult
 from ..live import Publisher
-from ..referee import PlayerSlot, Referee
+from ..referee import Referee
 from ..workers import die_with_parent, leave_interrupts_to_parent, pin_to_core, usable_cores
 from .folder import MatchFolder
 from .outcomes import GameOutcome
-from .schedule import GameSpec, seats
+from .schedule import GameSpec, process_slots, seats
 from .settings import Entrant, MatchError, MatchSettings
 
 
@@ -57,8 +57,9 @@ class Job:
     b_partner: Entrant | None = None
 
     def seat_entrants(self) -> dict[str, Entrant]:
-        """The bot of each process slot: ``A1``/``A2`` are team A's seats, ``B1``/``B2``
-        team B's (``schedule.seats`` puts them at the table)."""
+        """The bot of each seat: ``A1``/``A2`` are team A's seats, ``B1``/``B2`` team B's
+        (each with a process for the a games and another for the b games:
+        ``schedule.process_slots``; ``schedule.seats`` puts them at the table)."""
         return {
             "A1": self.a,
             "A2": self.a_partner or self.a,
@@ -291,12 +292,11 @@ async def play_pairs_at(
     worker's, or a cluster worker's kept between the tasks of a match); each record is
     written into ``job.root`` before its outcome is reported."""
     folder = MatchFolder(job.root)
-    slots = {
-        key: PlayerSlot(key, entrant.manifest, entrant.name)
-        for key, entrant in job.seat_entrants().items()
-    }
+    slots = process_slots(job.seat_entrants())
     settings = job.settings
     while (pair := next_pair()) is not None:
+        # Bots started by hand: all their missing processes, both letters', asked at once.
+        await referee.attach(list(slots.values()))
         for spec in pair:
             if stopped():
                 return
