@@ -55,6 +55,10 @@ class RefereeSettings:
     """Run every bot in the sandbox with these limits; ``None``: as plain processes."""
     attach_timeout_s: float = 120.0
     """How long bots started by hand have to connect before the referee gives up."""
+    timing_grid_ms: int = 0
+    """Release each decision request on a grid of this step from the game's start, so
+    that partners cannot signal finer than it by their think time (0: at once;
+    ``game_loop.TimingGrid``)."""
 
     def launcher(self) -> Launcher:
         return SandboxLauncher(self.sandbox) if self.sandbox else LocalLauncher()
@@ -182,6 +186,7 @@ class Referee:
             fault_policy=self.settings.fault_policy,
             secret=secret,
             watchers=watchers,
+            timing_grid_ms=self.settings.timing_grid_ms,
         )
         _bill_cpu(result, bots, cpu_before)
         for seat in result.needs_restart | {s for s in SEATS if bots[s].start_error}:

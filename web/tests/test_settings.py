@@ -66,3 +66,15 @@ def test_the_documented_example_settings_file_loads():
     example = Path(__file__).resolve().parents[2] / "deploy" / "arena.toml"
     settings = ServeSettings.load(example)
     assert settings.scheduler.settings().rules["hand_cap"] == 30
+
+
+def test_the_service_releases_requests_on_a_25_ms_timing_grid_unless_the_file_says_otherwise(
+    tmp_path,
+):
+    assert ServeSettings.load(None).scheduler.settings().timing_grid_ms == 25
+    off = _load(tmp_path, "[scheduler]\ntiming_grid_ms = 0\n")
+    assert off.scheduler.settings().timing_grid_ms == 0
+    example = Path(__file__).resolve().parents[2] / "deploy" / "arena.toml"
+    assert ServeSettings.load(example).scheduler.settings().timing_grid_ms == 25
+    with pytest.raises(PitchError, match=r"\[scheduler\]: timing_grid_ms must be 0 \(none\)"):
+        _load(tmp_path, "[scheduler]\ntiming_grid_ms = -5\n")

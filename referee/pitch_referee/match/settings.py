@@ -97,6 +97,8 @@ class Entrant:
         return cls(data["name"], None)
 
 
+MAX_TIMING_GRID_MS = 1000
+"""The coarsest timing grid: a second per decision already makes a game last minutes."""
 DEFAULT_GAMES = 100
 """Games of a match without an SPRT, unless told otherwise."""
 
@@ -146,6 +148,11 @@ class MatchSettings:
     """Each sandboxed bot's processes and threads."""
     attach_timeout_s: float = 120.0
     """How long the processes of a bot started by hand have to connect."""
+    timing_grid_ms: int = 0
+    """Release each decision request on a grid of this many ms from the game's start, so
+    that a partner's think time is not seen finer than it (timing signals between
+    partners: docs/sandbox.md); 0, as ``pitch match`` by default: at once. The ladder's
+    service uses 25 ms (``[scheduler] timing_grid_ms``)."""
     compress_records: bool = False
     """Write each game's record gzip-compressed, as ``<game>.json.gz`` (about a tenth of
     the size; ``pitch match`` does by default), rather than as plain ``<game>.json``.
@@ -188,6 +195,9 @@ class MatchSettings:
             raise SettingError("memory_mb", "must be at least 16 MB", "a bot's memory")
         if self.max_processes < 4:
             raise SettingError("max_processes", "must be at least 4", "a bot's process limit")
+        if not 0 <= self.timing_grid_ms <= MAX_TIMING_GRID_MS:
+            problem = f"must be 0 (none) to {MAX_TIMING_GRID_MS} ms"
+            raise SettingError("timing_grid_ms", problem, "the timing grid")
         if not self.attach_timeout_s > 0:
             problem = "must be more than 0 s"
             raise SettingError("attach_timeout_s", problem, "the time to start a bot by hand")
@@ -242,4 +252,5 @@ class MatchSettings:
             StartOptions(self.start_timeout_s),
             sandbox=limits if sandboxed else None,
             attach_timeout_s=self.attach_timeout_s,
+            timing_grid_ms=self.timing_grid_ms,
         )
