@@ -193,6 +193,20 @@ class Referee:
             await self._retire(seats[seat].key)
         return result
 
+    async def start(self, slots: Sequence[PlayerSlot]) -> None:
+        """Start every one of ``slots`` that is not running, all at once (bots started by
+        hand: asked for at once), so that ``play`` finds them ready.
+
+        Raises:
+            AttachTimeoutError: as ``attach``. A bot that cannot start is no error here:
+                its game records the fault.
+        """
+        await self.attach(slots)
+        started = await asyncio.gather(*(self.bot(slot) for slot in slots), return_exceptions=True)
+        for outcome in started:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
     async def attach(self, slots: Sequence[PlayerSlot]) -> None:
         """Wait for a process for each of ``slots`` that is a bot started by hand and not
         connected, asking for all of them at once (``play`` asks for a game's own).

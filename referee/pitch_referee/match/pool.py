@@ -27,13 +27,12 @@ from typing import Any
 from pitch_sdk.record import write_record
 
 from ..errors import BotError
-from ..game_loop import GameResult
 from ..live import Publisher
 from ..referee import Referee
 from ..workers import die_with_parent, leave_interrupts_to_parent, pin_to_core, usable_cores
 from .folder import MatchFolder
 from .outcomes import GameOutcome
-from .schedule import SIDES, GameSpec, process_slots, seats
+from .schedule import SIDES, GameSpec, process_slots, seats, slot_key
 from .settings import Entrant, MatchError, MatchSettings
 
 
@@ -286,8 +285,9 @@ STOP_POLL_S = 0.1
 """How often a worker looks whether the match has stopped, while a game plays."""
 
 
-async def _finished(game: asyncio.Future[GameResult], stopped: Callable[[], bool]) -> bool:
-    """Wait for ``game``; if the match stops first, cancel it and return False.
+async def _finished(game: asyncio.Future[Any], stopped: Callable[[], bool]) -> bool:
+    """Wait for ``game`` (or the start of its bots); if the match stops first, cancel it
+    and return False.
 
     Only the game is cancelled, never the referee around it, so that the referee still
     closes every bot it started (a cancelled close could leave one running).
@@ -326,11 +326,19 @@ async def play_pairs_at(
     worker's, or a cluster worker's kept between the tasks of a match); each record is
     written into ``job.root`` before its outcome is reported."""
     folder = MatchFolder(job.root)
-    slots = process_slots(job.seat_entrants())
+    entrants = job.seat_entrants()
+    slots = process_slots(entrants)
     settings = job.settings
     while (pair := next_pair()) is not None:
-        # Bots started by hand: all their missing processes, both letters', asked at once.
-        await referee.attach(list(slots.values()))
+        # The processes of every letter the pair has, started at once (bots started by
+        # hand: asked for at once), rather than four at each game's start.
+        letters = sorted({spec.side for spec in pair})
+        starting = asyncio.ensure_future(
+            referee.start([slots[slot_key(seat, side)] for side in letters for seat in entrants])
+        )
+        if not await _finished(starting, stopped):
+            return
+        starting.result()  # bots by hand that did not come: AttachTimeoutError
         for spec in pair:
             if stopped():
                 return
