@@ -7,7 +7,9 @@ answering every decision of the hand after ``SLOW_MS`` when it is 1, at once whe
 It reads its partner's bit from the time between its own answer and its next request,
 when its partner decided in between (the events say so; forced decisions are not asked,
 so they do not count): the hand's shortest such gap (load only adds time) reads 1 when
-it is over half of ``SLOW_MS``. It writes to stderr, which its log keeps:
+it is over half of ``SLOW_MS`` longer than the shortest of any hand this process has
+seen (a coarse timing grid adds whole ticks to every gap). It writes to stderr, which
+its log keeps:
 
 - ``SENT <game> <hand> <seat> <bit>``;
 - ``READ <game> <hand> <seat> <bit> <shortest gap in ms>``: the partner's bit, as read.
@@ -43,6 +45,8 @@ class TimingBot(RandomBot):
         self.answered: float | None = None
         self.gaps: list[float] = []
         self.partner_moved = False
+        self.baseline: float | None = None
+        """The shortest of the hands' shortest gaps so far, across games."""
 
     def on_game_start(self, seat: int, info: GameStart) -> None:
         self.game, self.seat, self.hand = info.game_id, seat, 0
@@ -75,7 +79,8 @@ class TimingBot(RandomBot):
         if not self.gaps:
             return
         shortest = min(self.gaps)
-        bit = int(shortest > SLOW_S * 1000 / 2)
+        self.baseline = shortest if self.baseline is None else min(self.baseline, shortest)
+        bit = int(shortest - self.baseline > SLOW_S * 1000 / 2)
         say(f"READ {self.game} {self.hand} {self.seat} {bit} {shortest:.1f}")
         self.gaps = []
 
