@@ -1,4 +1,5 @@
-"""`pitch match --attach NAME`: bots started by hand, one process per seat, in time or not."""
+"""`pitch match --attach NAME`: bots started by hand, one process per seat and game letter, in
+time or not."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ def _pitch(*args: object) -> list[str]:
     return [sys.executable, "-m", "pitch_cli", *map(str, args)]
 
 
-def test_an_attached_bot_is_asked_for_one_process_per_seat_and_plays(tmp_path):
+def test_an_attached_bot_is_asked_at_once_for_a_process_per_seat_and_game_letter_and_plays(
+    tmp_path,
+):
     out = tmp_path / "m"
     match = subprocess.Popen(
         _pitch("match", "mine", RANDOM, "--attach", "mine", "--games", "2",
@@ -32,14 +35,18 @@ def test_an_attached_bot_is_asked_for_one_process_per_seat_and_plays(tmp_path):
     assert match.stdout is not None
     said, tokens, bots = [], [], []
     try:
-        while len(tokens) < 2:
+        while len(tokens) < 4:
             line = match.stdout.readline()
             assert line, "".join(said) + match.stderr.read() if match.stderr else ""
             said.append(line)
             found = re.search(r"PITCH_ADDRESS='([^']+)' PITCH_TOKEN='([^']+)'", line)
             if found:
                 tokens.append(found.groups())
-        assert "waiting 120 s for 2 processes started by hand (mine)" in "".join(said)
+        shown = "".join(said)
+        assert "waiting 120 s for 4 processes started by hand (mine)" in shown
+        # Two seats, each with a process for the a games and another for the b games: no
+        # process sees both games of a deal pair.
+        assert re.findall(r"mine \((A[12]-[ab])\)", shown) == ["A1-a", "A2-a", "A1-b", "A2-b"]
         for address, token in tokens:
             env = {**os.environ, "PITCH_ADDRESS": address, "PITCH_TOKEN": token}
             bots.append(
@@ -71,7 +78,7 @@ def test_an_attached_bot_that_never_connects_gives_up_after_the_limit_it_printed
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     assert time.monotonic() - started < 60
-    assert "waiting 1 s for 2 processes started by hand (mine)" in done.stdout
+    assert "waiting 1 s for 4 processes started by hand (mine)" in done.stdout
     assert "did not connect within 1 s" in done.stderr and done.stderr.count("\n") == 1
     assert "--attach-timeout" in done.stderr
 

@@ -156,3 +156,20 @@ def test_a_mixed_partnership_match_on_a_cluster_plays_the_local_games(
     for team_match in ("alpha+beta-vs-gamma+delta", "alpha+delta-vs-beta+gamma"):
         local = _games(tmp_path / "local" / team_match)
         assert len(local) == 2 and _games(tmp_path / "cluster" / team_match) == local
+
+
+@pytest.mark.slow
+def test_on_a_cluster_no_bot_process_plays_both_games_of_a_deal(
+    cluster_address: str, tmp_path: Path
+) -> None:
+    from fair_deals_testkit import memory_bot, predictions
+    from sandbox_testkit import sandbox_or_skip
+
+    sandbox_or_skip()
+    bot, out = memory_bot(tmp_path / "bots"), tmp_path / "cluster"
+    _pitch("match", bot, RANDOM, "--games", "4", "--seed", "20", "--rule", "hand_cap=3",
+           "--sandbox", "on", "--out", out, "--cluster", cluster_address)  # fmt: skip
+    found = predictions(out)
+    assert found.made >= 4 and (found.from_memory, found.hits) == (0, 0), found
+    logs = {path.name for path in (out / "logs").rglob("*.log")}
+    assert {"A1-a-memory.log", "A1-b-memory.log"} <= logs

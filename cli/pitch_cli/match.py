@@ -135,6 +135,15 @@ def match(
     attach_timeout: Annotated[
         float, typer.Option(help="Seconds to wait for the processes of --attach bots.")
     ] = 120.0,
+    timing_grid: Annotated[
+        int,
+        typer.Option(
+            metavar="MS",
+            help="Release each decision request on a grid of MS from the game's start, as "
+            "the ladder's service does (25), so that partners cannot signal by their "
+            "think time finer than it; 0: at once.",
+        ),
+    ] = 0,
     compress: Annotated[
         bool,
         typer.Option(
@@ -214,6 +223,7 @@ def match(
             memory_mb=memory,
             max_processes=max_processes,
             attach_timeout_s=attach_timeout,
+            timing_grid_ms=timing_grid,
             compress_records=compress,
         )
         names = [entrant.name for entrant in entrants]
@@ -268,6 +278,7 @@ _FLAGS = {
     "memory_mb": "--memory",
     "max_processes": "--max-processes",
     "attach_timeout_s": "--attach-timeout",
+    "timing_grid_ms": "--timing-grid",
 }
 """The flag of each setting ``pitch match`` takes."""
 

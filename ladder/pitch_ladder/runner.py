@@ -141,11 +141,16 @@ def schedule_rounds(
 
 
 def schedule_round(
-    engine: Engine, lineups: Sequence[Lineup], games_per_match: int, rules: dict[str, Any]
+    engine: Engine,
+    lineups: Sequence[Lineup],
+    games_per_match: int,
+    rules: dict[str, Any],
+    *,
+    timing_grid_ms: int = 0,
 ) -> int:
     """Create one new round of the matches ``lineups`` (pairs of bot names, A first, and
     team lineups; each at most once) between the bots' latest versions, as the service's
-    scheduler chooses them; its number.
+    scheduler chooses them; its number. ``timing_grid_ms``: ``MatchSettings``'.
 
     Raises:
         LadderError: fewer than two active bots.
@@ -156,7 +161,9 @@ def schedule_round(
         raise ValueError("a round has at least one match, and each lineup at most once")
     with Session(engine) as session:
         latest = _active_latest(session)
-        number = _write_rounds(session, latest, [list(lineups)], games_per_match, rules)
+        number = _write_rounds(
+            session, latest, [list(lineups)], games_per_match, rules, timing_grid_ms
+        )
         session.commit()
         return number
 
@@ -182,6 +189,7 @@ def _write_rounds(
     rounds: list[list[Lineup]],
     games_per_match: int,
     rules: dict[str, Any],
+    timing_grid_ms: int = 0,
 ) -> int:
     """Write ``rounds`` (each a list of pairs and team lineups) as the next rounds; the
     first one's number.
@@ -191,7 +199,7 @@ def _write_rounds(
     """
     first = (session.exec(select(func.max(Match.round))).one() or 0) + 1
     secret = deal_secret(session)
-    template = match_settings(secret, first, "a", "b", games_per_match, rules)
+    template = match_settings(secret, first, "a", "b", games_per_match, rules, timing_grid_ms)
     planned, seed_of = planned_games(template), match_seeds(secret)
     text, mark = json.dumps({**template, "seed": _SEED}), json.dumps(_SEED)
 

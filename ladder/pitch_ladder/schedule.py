@@ -133,11 +133,19 @@ def lineup_folder(round_number: int, lineup: Pair | TeamLineup) -> str:
 
 
 def match_settings(
-    secret: str, round_number: int, a: str, b: str, games: int, rules: dict[str, Any]
+    secret: str,
+    round_number: int,
+    a: str,
+    b: str,
+    games: int,
+    rules: dict[str, Any],
+    timing_grid_ms: int = 0,
 ) -> dict[str, Any]:
     """``MatchSettings`` of a ladder match, as stored in the database.
 
     One game at a time inside a match: the ladder runs whole matches in parallel instead.
+    ``timing_grid_ms`` is stored only when set, so that the settings of matches without
+    one read as they did before it existed.
 
     Raises:
         pitch_referee.match.MatchError: ``games`` below 1 (a ``ValueError``).
@@ -149,8 +157,12 @@ def match_settings(
         duplicate=True,
         concurrency=1,
         rules=RuleOptions.from_dict(rules),
+        timing_grid_ms=timing_grid_ms,
     )
-    return settings.to_json()
+    stored = settings.to_json()
+    if not timing_grid_ms:
+        del stored["timing_grid_ms"]
+    return stored
 
 
 def planned_games(settings: dict[str, Any]) -> int:

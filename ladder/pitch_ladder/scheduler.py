@@ -30,6 +30,7 @@ from sqlalchemy import func
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
+from pitch_referee.match.settings import MAX_TIMING_GRID_MS
 from pitch_referee.workers import usable_cores
 
 from .errors import LadderError
@@ -58,10 +59,16 @@ class SchedulerSettings:
     """The least time from one step's start to the next's: a rate limit (0: none)."""
     idle_s: float = 5.0
     """How often to look again while paused, or while fewer than two bots are active."""
+    timing_grid_ms: int = 0
+    """Each game's decision requests released on a grid of this step (``MatchSettings``):
+    partners cannot signal by think time finer than it. 0 here, 25 in ``pitch serve``'s
+    ``[scheduler]`` table unless it says otherwise."""
 
     def __post_init__(self) -> None:
         if self.games_per_match < 1:
             raise ValueError("a match has at least one game")
+        if not 0 <= self.timing_grid_ms <= MAX_TIMING_GRID_MS:
+            raise ValueError(f"timing_grid_ms must be 0 (none) to {MAX_TIMING_GRID_MS} ms")
         if self.interval_s < 0 or self.idle_s <= 0:
             raise ValueError("the scheduler's interval cannot be negative, nor its idle time 0")
 
@@ -198,7 +205,11 @@ class Scheduler:
                 return None
             settings = self.settings
             number = schedule_round(
-                self.ladder.engine, [*pairs, *teams], settings.games_per_match, settings.rules
+                self.ladder.engine,
+                [*pairs, *teams],
+                settings.games_per_match,
+                settings.rules,
+                timing_grid_ms=settings.timing_grid_ms,
             )
             log.info(
                 "round %d: %s",

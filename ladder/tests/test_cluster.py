@@ -89,7 +89,7 @@ def test_a_round_robin_on_a_cluster_gives_the_local_pools_games_records_and_rati
     games, lines, records = _outcome(folder)
     assert len(games) == GAMES and len(records) == GAMES
     assert (games, lines, records) == on_local_pool
-    logs = list(folder.glob("matches/*/logs/worker-*/A1-greedy.log"))
+    logs = list(folder.glob("matches/*/logs/worker-*/A1-a-greedy.log"))
     assert logs, "the bots' logs come back with their games"
 
 

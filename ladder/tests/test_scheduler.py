@@ -191,3 +191,26 @@ def test_a_scheduler_killed_mid_step_finishes_its_round_as_an_uninterrupted_one_
     assert ladder_outcome(folder) == ladder_outcome(uninterrupted), (
         "the same games and the same ratings"
     )
+
+
+@pytest.mark.slow
+def test_a_step_plays_on_its_timing_grid_and_no_process_sees_both_games_of_a_deal(tmp_path):
+    tests = Path(__file__).resolve().parents[2] / "tests"
+    if str(tests) not in sys.path:
+        sys.path.insert(0, str(tests))
+    from fair_deals_testkit import memory_bot, predictions
+
+    folder = _ladder(tmp_path, memory_bot(tmp_path / "bots"), RANDOM)
+    settings = SchedulerSettings(
+        pairing=PairingSettings(matches=1, placement=1),
+        games_per_match=4,
+        rules={"hand_cap": 3},
+        timing_grid_ms=5,
+    )
+    with Ladder.open(folder) as ladder, Scheduler(ladder, settings, workers=1) as scheduler:
+        assert scheduler.step() is not None
+        with Session(ladder.engine) as session:
+            (match,) = session.exec(select(Match)).all()
+    assert match.settings["timing_grid_ms"] == 5
+    found = predictions(folder / "matches")
+    assert found.made >= 4 and (found.from_memory, found.hits) == (0, 0), found

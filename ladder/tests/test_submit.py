@@ -122,7 +122,7 @@ def test_a_bot_that_cannot_play_is_refused_with_its_stderr(
     assert f"({fault}:" in message
     assert f"  | {stderr}" in message
     assert _empty(folder)
-    assert list((folder / "smoke").glob("broken-*/match/logs/worker-0/A1-broken.log"))
+    assert list((folder / "smoke").glob("broken-*/match/logs/worker-0/A1-a-broken.log"))
 
 
 @pytest.mark.slow

@@ -10,6 +10,8 @@ named by one ``FaultKind``.
 
 from __future__ import annotations
 
+import asyncio
+import math
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,7 +46,15 @@ from .errors import BotError, BotProtocolError, BotStartError, BotTimeoutError
 from .process import BotProcess
 from .seeds import bot_seed
 
-__all__ = ["FaultPolicy", "GameResult", "RemotePlayer", "TimeControl", "fault_of", "play_game"]
+__all__ = [
+    "FaultPolicy",
+    "GameResult",
+    "RemotePlayer",
+    "TimeControl",
+    "TimingGrid",
+    "fault_of",
+    "play_game",
+]
 
 
 @dataclass
@@ -66,12 +76,14 @@ async def play_game(
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT,
     secret: bytes | str | None = None,
     watchers: Sequence[Watcher] = (),
+    timing_grid_ms: int = 0,
 ) -> GameResult:
     """Play one game; ``bots[seat]`` plays ``seat``. Never raises for a bot's misdeeds.
 
     The bots' seeds are derived from ``secret`` (see ``seeds.bot_seed``): the same secret
     gives seeded bots the same seeds again; without one, a fresh secret is drawn and
-    the bots' seeds do not replay.
+    the bots' seeds do not replay. ``timing_grid_ms`` (0: none) releases every request
+    on the game's ``TimingGrid``.
     """
     secret = secrets.token_bytes(32) if secret is None else secret
     seeds = [bot_seed(secret, game_id, seed, seat) for seat in SEATS]
@@ -80,8 +92,9 @@ async def play_game(
         | ({"log": bots[seat].log_name} if bots[seat].log_name else {})
         for seat in SEATS
     ]
+    grid = TimingGrid(timing_grid_ms) if timing_grid_ms > 0 else None
     table = Table(
-        [RemotePlayer(bot) for bot in bots],
+        [RemotePlayer(bot, grid) for bot in bots],
         seed=seed,
         options=options,
         first_dealer=first_dealer,
@@ -96,11 +109,38 @@ async def play_game(
     return GameResult(played.record, played.faults, played.gone)
 
 
+class TimingGrid:
+    """Release times on a fixed grid from the game's start, shared by its four seats.
+
+    A bot sees when its requests come, and the time from its answer to its next request
+    holds its partner's think time: partners could signal by answering slowly or quickly.
+    Released only on a tick of the grid, a request comes at the same time whether the
+    decisions before it took 1 ms or nearly a tick, so a partner's think time is not seen
+    finer than the grid. What is left, and what it costs: docs/sandbox.md.
+    """
+
+    def __init__(self, grid_ms: int) -> None:
+        if grid_ms <= 0:
+            raise ValueError("a timing grid's step is at least 1 ms")
+        self.step_s = grid_ms / 1000
+        self.start = asyncio.get_running_loop().time()
+
+    async def release(self) -> None:
+        """Wait for the grid's next tick (now, if this is one)."""
+        loop = asyncio.get_running_loop()
+        elapsed = loop.time() - self.start
+        tick = self.start + math.ceil(elapsed / self.step_s) * self.step_s
+        await asyncio.sleep(max(0.0, tick - loop.time()))
+
+
 class RemotePlayer:
     """A bot process's seat: the table's calls become messages on the bot's stream."""
 
-    def __init__(self, bot: BotProcess) -> None:
+    def __init__(self, bot: BotProcess, grid: TimingGrid | None = None) -> None:
         self.bot = bot
+        self.grid = grid
+        """When set, each request waits for the grid's next tick before it is sent (the
+        wait is not the bot's time: its clock starts when the request is sent)."""
         self.seat: Seat = 0
         self.game_id = ""
         self.events: list[pb.Event] = []
@@ -145,6 +185,8 @@ class RemotePlayer:
             events=self.events,
         )
         self.events = []
+        if self.grid is not None:
+            await self.grid.release()
         answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000)
         self.answer_ms = seconds * 1000
         if not answer.HasField("action"):

@@ -58,6 +58,10 @@ class RefereeSettings:
     """Run every bot in the sandbox with these limits; ``None``: as plain processes."""
     attach_timeout_s: float = 120.0
     """How long bots started by hand have to connect before the referee gives up."""
+    timing_grid_ms: int = 0
+    """Release each decision request on a grid of this step from the game's start, so
+    that partners cannot signal finer than it by their think time (0: at once;
+    ``game_loop.TimingGrid``)."""
 
     def launcher(self) -> Launcher:
         return SandboxLauncher(self.sandbox) if self.sandbox else LocalLauncher()
@@ -175,9 +179,7 @@ class Referee:
         """
         if len({slot.key for slot in seats}) != 4:
             raise ValueError("each seat needs its own process (partners never share one)")
-        await self._attach(
-            [slot for slot in seats if slot.manifest is None and not self._ready(slot)]
-        )
+        await self.attach(seats)
         # Started in parallel. Every start runs to its end, even when the game is stopped
         # meanwhile (a bot being started is then stopped, not left to the closing loop):
         # without return_exceptions, gather would return at the first cancelled start.
@@ -197,11 +199,37 @@ class Referee:
             fault_policy=self.settings.fault_policy,
             secret=secret,
             watchers=watchers,
+            timing_grid_ms=self.settings.timing_grid_ms,
         )
         _bill_cpu(result, bots, cpu_before)
         for seat in result.needs_restart | {s for s in SEATS if bots[s].start_error}:
             await self._retire(seats[seat].key)
         return result
+
+    async def start(self, slots: Sequence[PlayerSlot]) -> None:
+        """Start every one of ``slots`` that is not running, all at once (bots started by
+        hand: asked for at once), so that ``play`` finds them ready.
+
+        Raises:
+            AttachTimeoutError: as ``attach``. A bot that cannot start is no error here:
+                its game records the fault.
+        """
+        await self.attach(slots)
+        started = await asyncio.gather(*(self.bot(slot) for slot in slots), return_exceptions=True)
+        for outcome in started:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    async def attach(self, slots: Sequence[PlayerSlot]) -> None:
+        """Wait for a process for each of ``slots`` that is a bot started by hand and not
+        connected, asking for all of them at once (``play`` asks for a game's own).
+
+        Raises:
+            AttachTimeoutError: not every process connected in time.
+        """
+        await self._attach(
+            [slot for slot in slots if slot.manifest is None and not self._ready(slot)]
+        )
 
     async def _attach(self, slots: Sequence[PlayerSlot]) -> None:
         """Wait for one process per slot of bots started by hand, asking for all at once:
@@ -258,12 +286,13 @@ class AttachTimeoutError(BotStartError):
 def _attach_instructions(
     expected: Sequence[tuple[PlayerSlot, str]], address: str, limit_s: float
 ) -> str:
-    """What the user must start: one process per seat, each with its own token."""
+    """What the user must start: one process per slot, each with its own token (a
+    match's slot is a seat for the games of one letter, ``A1-a``: ``schedule.slot_key``)."""
     names = sorted({slot.name for slot, _ in expected})
     count = len(expected)
     lines = [
         f"waiting {limit_s:g} s for {count} process{'es' if count > 1 else ''} started by "
-        f"hand ({', '.join(names)}): one per seat, each with its own token:"
+        f"hand ({', '.join(names)}): one per line, each with its own token:"
     ]
     for slot, token in expected:
         lines.append(

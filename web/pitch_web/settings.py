@@ -27,6 +27,7 @@ line win over the file.
     placement_matches = 6
     quartets_per_step = 0   # groups of four that also play the mixed-partnership format
     interval_s = 0          # the least time between steps' starts: a rate limit
+    timing_grid_ms = 25     # requests released on a 25 ms grid: no finer timing signals
     rules = { hand_cap = 30 }
 
     [uploads]
@@ -125,6 +126,9 @@ class SchedulerFile:
     placement_matches: int = 6
     quartets_per_step: int = 0
     interval_s: float = 0.0
+    timing_grid_ms: int = 25
+    """The tournament's timing grid (``MatchSettings.timing_grid_ms``): on by default
+    here, where strangers' bots partner each other; 0 turns it off."""
     rules: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -144,6 +148,7 @@ class SchedulerFile:
             games_per_match=self.games_per_match,
             rules=RuleOptions.from_dict(self.rules).to_dict(),
             interval_s=self.interval_s,
+            timing_grid_ms=self.timing_grid_ms,
         )
 
 

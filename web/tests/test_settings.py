@@ -107,3 +107,15 @@ def test_the_retention_table_sets_how_long_and_how_much_of_the_logs_the_server_k
     ]:
         with pytest.raises(PitchError, match=message.replace("[", r"\[").replace("]", r"\]")):
             _load(tmp_path, text)
+
+
+def test_the_service_releases_requests_on_a_25_ms_timing_grid_unless_the_file_says_otherwise(
+    tmp_path,
+):
+    assert ServeSettings.load(None).scheduler.settings().timing_grid_ms == 25
+    off = _load(tmp_path, "[scheduler]\ntiming_grid_ms = 0\n")
+    assert off.scheduler.settings().timing_grid_ms == 0
+    example = Path(__file__).resolve().parents[2] / "deploy" / "arena.toml"
+    assert ServeSettings.load(example).scheduler.settings().timing_grid_ms == 25
+    with pytest.raises(PitchError, match=r"\[scheduler\]: timing_grid_ms must be 0 \(none\)"):
+        _load(tmp_path, "[scheduler]\ntiming_grid_ms = -5\n")

@@ -9,11 +9,13 @@ folder. The task touches nothing of the owner's but, on a machine that sees the 
 match folder (a local cluster, a shared file system), the live journals of its games.
 
 Starting a referee and four bot processes costs about half a second, five games' worth,
-so a worker keeps the referee of its last match open (``_Kept``) with its bots, as a
-local worker does from one pair to the next: the match's next pair on this worker plays
-at once. Another match's pair closes it first, and so does ``IDLE_S`` without a pair; a
-pair that fails closes it too, so the next one starts afresh. One game at a time per
-worker: give workers one thread (``--nthreads 1``); more threads take turns.
+and a pair has eight (each seat has one for its a game and another for its b game, so
+that none sees both games of the deal), so a worker keeps the referee of its last match
+open (``_Kept``) with its bots, as a local worker does from one pair to the next: the
+match's next pair on this worker plays at once. Another match's pair closes it first,
+and so does ``IDLE_S`` without a pair; a pair that fails closes it too, so the next one
+starts afresh. One game at a time per worker: give workers one thread (``--nthreads
+1``); more threads take turns.
 
 Imports Dask: only cluster code imports this module.
 """
@@ -66,7 +68,7 @@ class PlayedPair:
     records: list[dict[str, Any]]
     """Each outcome's game record, in the same order."""
     logs: dict[str, bytes] = field(default_factory=dict)
-    """What the bots logged while this pair played, by file name (``A1-<bot>.log``...)."""
+    """What the bots logged while this pair played, by file name (``A1-a-<bot>.log``...)."""
     worker: str = ""
     """The Dask worker's address."""
     fetched: tuple[str, ...] = ()

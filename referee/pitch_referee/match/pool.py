@@ -1,7 +1,9 @@
 """The workers that play a match's deal pairs: one referee each, on threads or processes.
 
-Each worker asks the match for its next deal pair when it is free, so a worker that drew
-short games takes more of them and all finish together. One worker runs on a thread of
+Each worker asks the match for its next games when it is free, so a worker that drew
+short games takes more of them and all finish together: a lone worker takes a deal pair,
+each of two or more a game of its own letter (``_Games``), and no bot process plays both
+games of a deal (``schedule.process_slots``). One worker runs on a thread of
 the match's process (which is also how bots started by hand join); more run in worker
 processes, one referee each, so they use every core, each pinned to its own unless
 ``settings.affinity`` is off.
@@ -10,13 +12,13 @@ processes, one referee each, so they use every core, each pinned to its own unle
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,13 +27,12 @@ from typing import Any
 from pitch_sdk.record import write_record
 
 from ..errors import BotError
-from ..game_loop import GameResult
 from ..live import Publisher
-from ..referee import PlayerSlot, Referee
+from ..referee import Referee
 from ..workers import die_with_parent, leave_interrupts_to_parent, pin_to_core, usable_cores
 from .folder import MatchFolder
 from .outcomes import GameOutcome
-from .schedule import GameSpec, seats
+from .schedule import SIDES, GameSpec, process_slots, seats, slot_key
 from .settings import Entrant, MatchError, MatchSettings
 
 
@@ -58,8 +59,9 @@ class Job:
     b_partner: Entrant | None = None
 
     def seat_entrants(self) -> dict[str, Entrant]:
-        """The bot of each process slot: ``A1``/``A2`` are team A's seats, ``B1``/``B2``
-        team B's (``schedule.seats`` puts them at the table)."""
+        """The bot of each seat: ``A1``/``A2`` are team A's seats, ``B1``/``B2`` team B's
+        (each with a process for the a games and another for the b games:
+        ``schedule.process_slots``; ``schedule.seats`` puts them at the table)."""
         return {
             "A1": self.a,
             "A2": self.a_partner or self.a,
@@ -88,8 +90,8 @@ def run_workers(
         WorkerError: a worker failed, or ended without saying it was done (a killed
         process, a crash), taking its pair with it, so the match cannot finish.
     """
-    count = min(job.settings.concurrency, max(1, len(pairs)))
-    todo = iter(pairs)
+    count = min(job.settings.concurrency, max(1, sum(map(len, pairs))))
+    todo = _Games(pairs, by_letter=count > 1)
     workers = [_start_worker(job, w, count, announce) for w in range(count)]
     try:
         busy: dict[Any, _Worker] = {worker.conn: worker for worker in workers}
@@ -106,7 +108,7 @@ def run_workers(
                 except EOFError:
                     raise _ended_early(worker, job.root) from None
                 if kind == "next":
-                    worker.conn.send(next(todo, None))
+                    worker.conn.send(todo.next_for(worker.number))
                 elif kind == "outcome":
                     yield value
                 elif kind == "done":
@@ -119,6 +121,37 @@ def run_workers(
                 worker.tell_to_stop()
             for worker in workers:
                 worker.wait()
+
+
+class _Games:
+    """The games a match still has to hand out to its workers.
+
+    A worker keeps a process per seat for each game letter it plays (``process_slots``),
+    so that the two games of a deal pair never share one; starting a bot's processes is
+    what that costs. So each worker of a pool of two or more takes the games of its own
+    letter (``a`` for even workers, ``b`` for odd ones), one at a time, and only those of
+    the other letter when its own are all handed out: most workers start the processes
+    of one letter only, and a pair's two games play at once on two workers. A lone
+    worker takes whole pairs.
+    """
+
+    def __init__(self, pairs: list[list[GameSpec]], by_letter: bool) -> None:
+        self.by_letter = by_letter
+        self.pairs = collections.deque(pairs)
+        self.letters = {side: collections.deque[GameSpec]() for side in SIDES}
+        if by_letter:
+            for spec in (spec for pair in pairs for spec in pair):
+                self.letters[spec.side].append(spec)
+
+    def next_for(self, worker: int) -> list[GameSpec] | None:
+        """What ``worker`` plays next, or ``None``: nothing is left."""
+        if not self.by_letter:
+            return self.pairs.popleft() if self.pairs else None
+        own = SIDES[worker % len(SIDES)]
+        for side in (own, *(side for side in SIDES if side != own)):
+            if self.letters[side]:
+                return [self.letters[side].popleft()]
+        return None
 
 
 @dataclass
@@ -252,8 +285,9 @@ STOP_POLL_S = 0.1
 """How often a worker looks whether the match has stopped, while a game plays."""
 
 
-async def _finished(game: asyncio.Future[GameResult], stopped: Callable[[], bool]) -> bool:
-    """Wait for ``game``; if the match stops first, cancel it and return False.
+async def _finished(game: asyncio.Future[Any], stopped: Callable[[], bool]) -> bool:
+    """Wait for ``game`` (or the start of its bots); if the match stops first, cancel it
+    and return False.
 
     Only the game is cancelled, never the referee around it, so that the referee still
     closes every bot it started (a cancelled close could leave one running).
@@ -294,15 +328,18 @@ async def play_pairs_at(
     written into ``job.root`` before its outcome is reported."""
     folder = MatchFolder(job.root)
     entrants = job.seat_entrants()
-    held = Counter(entrants.values())  # a same-bot team's bot holds two slots
-    slots = {
-        key: PlayerSlot(
-            key, entrant.manifest, entrant.name, job.settings.log_cap_bytes(held[entrant])
-        )
-        for key, entrant in entrants.items()
-    }
+    slots = process_slots(entrants, job.settings.log_cap_bytes)
     settings = job.settings
     while (pair := next_pair()) is not None:
+        # The processes of every letter the pair has, started at once (bots started by
+        # hand: asked for at once), rather than four at each game's start.
+        letters = sorted({spec.side for spec in pair})
+        starting = asyncio.ensure_future(
+            referee.start([slots[slot_key(seat, side)] for side in letters for seat in entrants])
+        )
+        if not await _finished(starting, stopped):
+            return
+        starting.result()  # bots by hand that did not come: AttachTimeoutError
         for spec in pair:
             if stopped():
                 return

@@ -97,6 +97,8 @@ class Entrant:
         return cls(data["name"], None)
 
 
+MAX_TIMING_GRID_MS = 1000
+"""The coarsest timing grid: a second per decision already makes a game last minutes."""
 DEFAULT_GAMES = 100
 """Games of a match without an SPRT, unless told otherwise."""
 LOG_BUDGET_BYTES = 10 * 1024 * 1024
@@ -153,6 +155,11 @@ class MatchSettings:
     out evenly between the files it writes (one per seat it holds, per worker: a same-bot
     team in a match of 2 workers writes 4), each of which stops at its share
     (``log_cap_bytes``). A flooding bot keeps this much of the match, no more."""
+    timing_grid_ms: int = 0
+    """Release each decision request on a grid of this many ms from the game's start, so
+    that a partner's think time is not seen finer than it (timing signals between
+    partners: docs/sandbox.md); 0, as ``pitch match`` by default: at once. The ladder's
+    service uses 25 ms (``[scheduler] timing_grid_ms``)."""
     compress_records: bool = False
     """Write each game's record gzip-compressed, as ``<game>.json.gz`` (about a tenth of
     the size; ``pitch match`` does by default), rather than as plain ``<game>.json``.
@@ -197,6 +204,9 @@ class MatchSettings:
             raise SettingError("max_processes", "must be at least 4", "a bot's process limit")
         if self.log_budget_bytes < 1024:
             raise SettingError("log_budget_bytes", "must be at least 1024 bytes", "a bot's logs")
+        if not 0 <= self.timing_grid_ms <= MAX_TIMING_GRID_MS:
+            problem = f"must be 0 (none) to {MAX_TIMING_GRID_MS} ms"
+            raise SettingError("timing_grid_ms", problem, "the timing grid")
         if not self.attach_timeout_s > 0:
             problem = "must be more than 0 s"
             raise SettingError("attach_timeout_s", problem, "the time to start a bot by hand")
@@ -257,4 +267,5 @@ class MatchSettings:
             StartOptions(self.start_timeout_s),
             sandbox=limits if sandboxed else None,
             attach_timeout_s=self.attach_timeout_s,
+            timing_grid_ms=self.timing_grid_ms,
         )
