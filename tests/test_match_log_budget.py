@@ -53,10 +53,12 @@ def test_a_flooding_bot_keeps_its_log_budget_over_its_seats_and_workers(tmp_path
         announce=lambda _: None,
     )
     files = sorted((tmp_path / "m" / "logs").glob("worker-*/*-flood.log"))
-    assert len(files) == 4, "two seats in each of two workers"
+    # Two seats, each with a process per game letter, in each of two workers: at most eight
+    # files, each keeping an eighth (a worker starts only the letters it plays).
+    assert 2 <= len(files) <= 8, files
     sizes = [path.stat().st_size for path in files]
     assert sum(sizes) <= budget + len(files) * NOTICE, sizes
-    assert all(size >= budget // 4 for size in sizes), "each file kept its share"
+    assert all(size >= budget // 8 for size in sizes), "each file kept its share"
     assert "log truncated" in files[0].read_text()
     honest = sum(p.stat().st_size for p in (tmp_path / "m" / "logs").glob("*/*-random.log"))
     assert honest < budget, "the random bot's logs are its own budget's"

@@ -58,7 +58,7 @@ def test_the_author_page_shows_a_tokens_own_verdicts_and_logs_only(
         verdicts.locator("tbody tr").first.wait_for()
         assert "greedy" in verdicts.inner_text() and "accepted" in verdicts.inner_text()
         page.get_by_role("button", name="smoke-test logs").click()
-        page.get_by_role("link", name="match/logs/worker-0/A1-taken.log").click()
+        page.get_by_role("link", name="match/logs/worker-0/A1-a-taken.log").click()
         expect(page.get_by_test_id("log-text")).to_contain_text("alice was here")
         screenshot("alice")
 
