@@ -1,5 +1,6 @@
-"""Sample bots under other names, for tests that need several different bots (bots are
-told apart by name: four-bot matches, the ladder)."""
+"""Bot folders for tests: sample bots under other names, for tests that need several
+different bots (bots are told apart by name: four-bot matches, the ladder), and the test
+bots of this folder made into bot folders."""
 
 from __future__ import annotations
 
@@ -20,3 +21,14 @@ def renamed_sample(sample: str, name: str, where: Path) -> Entrant:
         manifest = folder / "bot.toml"
         manifest.write_text(manifest.read_text().replace(f'name = "{sample}"', f'name = "{name}"'))
     return Entrant.from_folder(folder)
+
+
+def script_bot(where: Path, name: str, script: str, *args: str) -> Path:
+    """A bot folder named ``name`` in ``where`` that runs ``script`` (a bot file of this
+    folder, copied in) with ``args``."""
+    folder = where / name
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(Path(__file__).parent / script, folder / script)
+    command = ", ".join(f'"{part}"' for part in ("python", script, *args))
+    (folder / "bot.toml").write_text(f'name = "{name}"\nversion = "1"\ncommand = [{command}]\n')
+    return folder

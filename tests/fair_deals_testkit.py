@@ -5,28 +5,22 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+from bot_copies import script_bot
 
 from pitch_sdk.cards import JOKERS_MASK, CardMask
 from pitch_sdk.record import load_record
 from pitch_sdk.rules import CARDS_DEALT
 from pitch_sdk.walk import Dealt, walk
 
-HERE = Path(__file__).parent
 PREDICT = re.compile(r"^PREDICT (\S+) (\d+) ([0-3]) (\d+) (memory|guess)$", re.MULTILINE)
 
 
 def memory_bot(where: Path, name: str = "memory") -> Path:
     """A bot folder named ``name`` in ``where`` whose bot is ``memory_bot.py``."""
-    folder = where / name
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(HERE / "memory_bot.py", folder / "memory_bot.py")
-    (folder / "bot.toml").write_text(
-        f'name = "{name}"\nversion = "1"\ncommand = ["python", "memory_bot.py"]\n'
-    )
-    return folder
+    return script_bot(where, name, "memory_bot.py")
 
 
 @dataclass(frozen=True)

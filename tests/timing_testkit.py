@@ -4,11 +4,11 @@ how many of the bits it sent its partner came through, from the logs of a match.
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).parent
+from bot_copies import script_bot
+
 SENT = re.compile(r"^SENT (\S+) (\d+) ([0-3]) ([01])$", re.MULTILINE)
 READ = re.compile(r"^READ (\S+) (\d+) ([0-3]) ([01]) ", re.MULTILINE)
 
@@ -16,13 +16,7 @@ READ = re.compile(r"^READ (\S+) (\d+) ([0-3]) ([01]) ", re.MULTILINE)
 def timing_bot(where: Path, slow_ms: int, name: str = "timing") -> Path:
     """A bot folder named ``name`` in ``where`` whose partners signal by answering
     ``slow_ms`` late (``timing_bot.py``)."""
-    folder = where / name
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(HERE / "timing_bot.py", folder / "timing_bot.py")
-    (folder / "bot.toml").write_text(
-        f'name = "{name}"\nversion = "1"\ncommand = ["python", "timing_bot.py", "{slow_ms}"]\n'
-    )
-    return folder
+    return script_bot(where, name, "timing_bot.py", str(slow_ms))
 
 
 @dataclass(frozen=True)
