@@ -46,11 +46,20 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Any
 
+from sqlmodel import Session, col, select
+
 from pitch_sdk.actions import parse_action
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import parse_deck
 from pitch_sdk.rules import GameState
 
+from .models import Bot, BotVersion, Game, GameRecord
+from .standings import label_of
+
+GAMES = 200
+"""A version's newest games examined, at most: each one means reading a record."""
+VERSIONS = 5
+"""A bot's newest versions examined, at most."""
 THRESHOLD = 1e-4
 """A bot is flagged when its corrected p-value is below this."""
 MIN_HANDS = 20
@@ -202,3 +211,75 @@ def check_records(records: Iterable[tuple[dict[str, Any], Iterable[int]]]) -> Ti
         games += 1
         hands.extend(timed_hands(record, seats))
     return check(hands, games)
+
+
+@dataclass(frozen=True)
+class VersionTiming:
+    """The statistic for one version of a bot, as the admin's route sends it."""
+
+    version: str
+    """Its label (``standings.label_of``)."""
+    check: TimingCheck
+
+
+_cache: dict[tuple[int, int, int], TimingCheck] = {}
+"""(version, its newest game examined, games examined): the check, while that holds."""
+_CACHED = 256
+
+
+def bot_timing(session: Session, bot: Bot, games: int = GAMES) -> list[VersionTiming]:
+    """The statistic for each of ``bot``'s newest ``VERSIONS`` versions, newest first,
+    over the version's newest ``games`` games: its seats in each, partners' games
+    included (the slots of the game's match, ``submissions.seat_versions``)."""
+    versions = session.exec(
+        select(BotVersion)
+        .where(BotVersion.bot_id == bot.id)
+        .order_by(col(BotVersion.id).desc())
+        .limit(VERSIONS)
+    ).all()
+    return [
+        VersionTiming(
+            label_of(row.manifest_version, row.content_hash), version_check(session, row.id, games)
+        )
+        for row in versions
+        if row.id is not None
+    ]
+
+
+def version_check(session: Session, version: int, games: int = GAMES) -> TimingCheck:
+    """The statistic for ``version`` over its newest ``games`` games (cached while the
+    newest game and the count are the same)."""
+    rows: dict[int, Game] = {}
+    for column in (
+        Game.a_version_id,
+        Game.b_version_id,
+        Game.a_partner_version_id,
+        Game.b_partner_version_id,
+    ):
+        for game in session.exec(
+            select(Game).where(col(column) == version).order_by(col(Game.id).desc()).limit(games)
+        ):
+            assert game.id is not None
+            rows[game.id] = game
+    newest = sorted(rows, reverse=True)[:games]
+    key = (version, newest[0] if newest else 0, len(newest))
+    if key in _cache:
+        return _cache[key]
+    records = session.exec(
+        select(GameRecord.game_id, GameRecord.record).where(col(GameRecord.game_id).in_(newest))
+    )
+    found = check_records((record, seats_of(rows[game], version)) for game, record in records)
+    if len(_cache) >= _CACHED:
+        _cache.clear()
+    _cache[key] = found
+    return found
+
+
+def seats_of(game: Game, version: int) -> list[int]:
+    """The seats ``version`` played in ``game``: its match's slots at the table as
+    ``schedule.seats`` puts them (bot A's team at seats 0 and 2 when ``a_team`` is 0)."""
+    from .submissions import seat_versions
+
+    slots = seat_versions(game)
+    order = ("A1", "B1", "A2", "B2") if game.a_team == 0 else ("B1", "A1", "B2", "A2")
+    return [seat for seat, slot in enumerate(order) if slots[slot] == version]
