@@ -58,7 +58,10 @@ from .standings import label_of
 
 GAMES = 200
 """A version's newest games examined, at most: each one means reading a record."""
-VERSIONS = 5
+HANDS = 1000
+"""A version's hands examined, at most (newest games first): walking a record through
+the engine takes about 2 ms a hand, so a version costs at most about two seconds."""
+VERSIONS = 3
 """A bot's newest versions examined, at most."""
 THRESHOLD = 1e-4
 """A bot is flagged when its corrected p-value is below this."""
@@ -203,14 +206,19 @@ def fisher_exact(table: Sequence[Sequence[int]]) -> float:
     return min(1.0, total)
 
 
-def check_records(records: Iterable[tuple[dict[str, Any], Iterable[int]]]) -> TimingCheck:
-    """The statistic over (record, the bot's seats in it) pairs."""
-    hands: list[TimedHand] = []
+def check_records(
+    records: Iterable[tuple[dict[str, Any], Iterable[int]]], hands: int = HANDS
+) -> TimingCheck:
+    """The statistic over (record, the bot's seats in it) pairs, read until ``hands``
+    hands of the bot are found."""
+    found: list[TimedHand] = []
     games = 0
     for record, seats in records:
+        if len(found) >= hands:
+            break
         games += 1
-        hands.extend(timed_hands(record, seats))
-    return check(hands, games)
+        found.extend(timed_hands(record, seats))
+    return check(found, games)
 
 
 @dataclass(frozen=True)
@@ -247,8 +255,8 @@ def bot_timing(session: Session, bot: Bot, games: int = GAMES) -> list[VersionTi
 
 
 def version_check(session: Session, version: int, games: int = GAMES) -> TimingCheck:
-    """The statistic for ``version`` over its newest ``games`` games (cached while the
-    newest game and the count are the same)."""
+    """The statistic for ``version`` over its newest ``games`` games, at most ``HANDS``
+    of its hands (cached while the newest game and the count are the same)."""
     rows: dict[int, Game] = {}
     for column in (
         Game.a_version_id,
@@ -266,7 +274,9 @@ def version_check(session: Session, version: int, games: int = GAMES) -> TimingC
     if key in _cache:
         return _cache[key]
     records = session.exec(
-        select(GameRecord.game_id, GameRecord.record).where(col(GameRecord.game_id).in_(newest))
+        select(GameRecord.game_id, GameRecord.record)
+        .where(col(GameRecord.game_id).in_(newest))
+        .order_by(col(GameRecord.game_id).desc())
     )
     found = check_records((record, seats_of(rows[game], version)) for game, record in records)
     if len(_cache) >= _CACHED:
