@@ -50,9 +50,10 @@ def test_a_bot_signalling_its_hand_by_its_think_time_is_flagged(tmp_path):
     assert found.feature == "odd S", found  # the bit it sends: the parity of its spades
 
 
-@pytest.mark.parametrize("name", ["greedy", "random"])
+@pytest.mark.parametrize("name", ["greedy", "random", "montecarlo"])
 def test_honest_bots_are_not_flagged(tmp_path, name):
-    other = "random" if name == "greedy" else "greedy"
+    """montecarlo thinks (its times vary with its search), the others hardly do."""
+    other = "greedy" if name == "random" else "random"
     found = _checked(tmp_path, SAMPLES / name, SAMPLES / other, name)
     assert found.hands >= 60, found
     assert found.p is not None and found.p >= THRESHOLD, found
