@@ -8,10 +8,12 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from ladder_testkit import add_game_with_record, add_match, ladder_with
+from playwright.sync_api import expect
 from sqlmodel import Session
 
 from pitch_ladder.authors import add_author
@@ -45,6 +47,7 @@ def _timed(record: dict, rng: random.Random) -> dict:
 
 @dataclass
 class Served:
+    app: Any
     client: TestClient
     tokens: dict[str, str]
 
@@ -71,7 +74,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
     source = LadderSource(tmp_path / "ladder", db)
     app = create_app(source)
     enable_service(app)
-    yield Served(TestClient(app), tokens)
+    yield Served(app, TestClient(app), tokens)
     source.close()
 
 
@@ -101,3 +104,26 @@ def test_the_bot_page_loads_the_admins_timing_script_and_no_inline_one(served):
     assert 'id="timing-flag"' in page.text
     script = served.client.get("/static/timing_flag.js")
     assert script.status_code == 200 and "/api/bots/" in script.text
+
+
+@pytest.mark.slow
+def test_the_bot_page_flags_the_signaller_when_an_admins_token_is_in_the_tab(
+    served, page, serve, screenshot
+):
+    with serve(served.app) as server:
+        flag = page.get_by_test_id("timing-flag")
+        for token in (None, served.tokens["alice"]):
+            if token:
+                page.evaluate(f"sessionStorage.setItem('pitch-token', '{token}')")
+            page.goto(f"{server.url}/bots/alpha")
+            expect(page.get_by_role("heading", name="alpha")).to_be_visible()
+            page.wait_for_load_state("networkidle")
+            expect(flag).to_be_hidden()
+        page.evaluate(f"sessionStorage.setItem('pitch-token', '{served.tokens['op']}')")
+        page.reload()
+        expect(flag).to_be_visible()
+        expect(flag).to_contain_text("Flagged: the think times of 1")
+        expect(flag).to_contain_text('most with "odd S"')
+        screenshot("timing-flag")
+        page.goto(f"{server.url}/bots/beta")
+        expect(page.get_by_test_id("timing-flag")).to_contain_text("Not flagged")

@@ -23,7 +23,7 @@
     root.replaceChildren(text("h2", "Timing between partners (admins only)"));
     const summary = flagged.length
       ? `Flagged: the think times of ${flagged.map((line) => line.version).join(", ")} follow ` +
-        "its hidden hand. Read its games before anything else."
+        "its hidden hand: evidence to read its games by, not a verdict."
       : "Not flagged: no version's think times follow its hidden hand.";
     root.append(text("p", summary, flagged.length ? "tag timing-flagged" : "muted"));
     const list = document.createElement("ul");
