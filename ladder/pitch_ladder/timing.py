@@ -28,7 +28,10 @@ independent slow answers). Hands of different deals are independent.
    its cards beyond the strata, the p-value is exact whatever the times' distribution
    and however the machine's load varied. The smallest p-value, times the number of
    features (Bonferroni), is the bot's ``p``; it is flagged under ``THRESHOLD`` (1e-4,
-   so an honest bot is flagged about once in ten thousand checks).
+   so a bot whose times do not follow its cards is flagged at most once in ten thousand
+   checks). The hands are nearly, not quite, exchangeable: the two seats of a team hold
+   cards of one deck, and the two games of a deal pair share their decks; the medians
+   are of all the times, tested hands included, which the null hypothesis allows.
 
 A pair that agrees on a feature outside this family (or signals with its partner's
 cards, or something the table shows) escapes the test: it finds simple signals, and it
@@ -55,6 +58,7 @@ from pitch_sdk.rules import GameState
 
 from .models import Bot, BotVersion, Game, GameRecord
 from .standings import label_of
+from .submissions import seat_versions
 
 GAMES = 200
 """A version's newest games examined, at most: each one means reading a record."""
@@ -230,8 +234,9 @@ class VersionTiming:
     check: TimingCheck
 
 
-_cache: dict[tuple[int, int, int], TimingCheck] = {}
-"""(version, its newest game examined, games examined): the check, while that holds."""
+_cache: dict[tuple[str, int, int, int], TimingCheck] = {}
+"""(database, version, its newest game examined, games examined): the check, while that
+holds."""
 _CACHED = 256
 
 
@@ -270,7 +275,7 @@ def version_check(session: Session, version: int, games: int = GAMES) -> TimingC
             assert game.id is not None
             rows[game.id] = game
     newest = sorted(rows, reverse=True)[:games]
-    key = (version, newest[0] if newest else 0, len(newest))
+    key = (str(session.get_bind().engine.url), version, newest[0] if newest else 0, len(newest))
     if key in _cache:
         return _cache[key]
     records = session.exec(
@@ -288,8 +293,6 @@ def version_check(session: Session, version: int, games: int = GAMES) -> TimingC
 def seats_of(game: Game, version: int) -> list[int]:
     """The seats ``version`` played in ``game``: its match's slots at the table as
     ``schedule.seats`` puts them (bot A's team at seats 0 and 2 when ``a_team`` is 0)."""
-    from .submissions import seat_versions
-
     slots = seat_versions(game)
     order = ("A1", "B1", "A2", "B2") if game.a_team == 0 else ("B1", "A1", "B2", "A2")
     return [seat for seat, slot in enumerate(order) if slots[slot] == version]
