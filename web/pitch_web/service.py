@@ -365,6 +365,47 @@ def game_logs(number: GameNumber, request: Request, author: AuthorDep) -> dict[s
     return {"logs": cached_timeline(request, str(number), author)["logs"]}
 
 
+class TimingOut(BaseModel):
+    """``pitch_ladder.timing``'s statistic for one version of a bot."""
+
+    version: str
+    games: int = Field(description="its newest games examined")
+    decisions: int = Field(description="its timed decisions in them")
+    hands: int = Field(description="its hands tested: slow or fast")
+    p: float | None = Field(description="the corrected p-value; null: too few hands to test")
+    feature: str | None = Field(description="the fact of the dealt hand that p is of")
+    flagged: bool = Field(description="p below the threshold")
+
+
+class BotTimingOut(BaseModel):
+    bot: str
+    threshold: float
+    versions: list[TimingOut] = Field(description="its newest versions, newest first")
+
+
+@router.get("/bots/{name}/timing", response_model=BotTimingOut)
+def bot_timing(name: str, ladder: LadderDep, author: AuthorDep) -> BotTimingOut:
+    """Whether a bot's think times tell its partner about its hidden hand (an admin's
+    token): ``pitch_ladder.timing``'s statistic for its newest versions, each over its
+    newest games. What the bot's page flags when an admin's token is in the tab."""
+    from sqlmodel import Session
+
+    from pitch_ladder import timing
+
+    _mine(lambda: require_admin(author))
+    with Session(ladder.engine) as session:
+        bot = _mine(lambda: ladder.bot_named(session, name))
+        found = timing.bot_timing(session, bot)
+    return BotTimingOut(
+        bot=name,
+        threshold=timing.THRESHOLD,
+        versions=[
+            TimingOut(version=line.version, flagged=line.check.flagged, **asdict(line.check))
+            for line in found
+        ],
+    )
+
+
 @router.get("/scheduler", response_model=SchedulerOut)
 def scheduler(ladder: LadderDep) -> SchedulerOut:
     """Whether the ladder's scheduler is paused, and the matches it has pending."""
