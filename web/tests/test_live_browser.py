@@ -94,7 +94,7 @@ def test_a_viewer_opened_mid_game_follows_a_real_match_to_its_end(
             page.evaluate("window.openedOnce = true")  # a reload would lose it
             screenshot("mid-game")
             page.wait_for_function(
-                "document.querySelector('[data-testid=live-status]').textContent"
+                "() => document.querySelector('[data-testid=live-status]').textContent"
                 ".includes('The game is over')",
                 timeout=60_000,
             )
@@ -153,7 +153,7 @@ def test_a_followed_game_whose_run_is_killed_says_so(tmp_path, page, screenshot,
             writer.kill()  # SIGKILL: its journal stays, unfinished
             writer.wait()
             page.wait_for_function(
-                "document.querySelector('[data-testid=live-status]').textContent"
+                "() => document.querySelector('[data-testid=live-status]').textContent"
                 ".includes('stopped before its end')",
                 timeout=10_000,
             )

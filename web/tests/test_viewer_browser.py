@@ -162,7 +162,7 @@ def test_the_keys_move_by_decision_trick_and_hand_and_space_plays(page, served, 
     page.keyboard.press("+")
     page.keyboard.press("+")  # 8 steps a second
     page.keyboard.press(" ")
-    page.wait_for_function(f"{position} >= 3", timeout=5000)
+    page.wait_for_function(f"() => {position} >= 3", timeout=5000)
     page.keyboard.press(" ")
     stopped = page.evaluate(position)
     page.wait_for_timeout(400)
