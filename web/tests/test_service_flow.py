@@ -118,7 +118,10 @@ def test_two_authors_submit_the_scheduler_plays_and_each_reaches_only_their_own(
         assert "greedy" in mine.stdout and "accepted" in mine.stdout
         assert "random" not in mine.stdout
         listed = pitch("author", "logs", "greedy", "--server", address, "--token", alice)
-        first = listed.stdout.split()[1]
+        # the first log with lines in it (a match still being played has empty ones)
+        first = next(
+            path for size, path in map(str.split, listed.stdout.splitlines()) if size != "0"
+        )
         shown = pitch("author", "logs", "greedy", first, "--server", address, "--token", alice)
         assert shown.returncode == 0 and shown.stdout
 
@@ -133,8 +136,8 @@ def test_two_authors_submit_the_scheduler_plays_and_each_reaches_only_their_own(
         mine = pitch("author", "submissions", "--server", address, "--token", alice).stdout
         number = next(line for line in mine.splitlines() if "crasher" in line).split()[0][1:]
         listed = pitch("author", "logs", "-s", number, "--server", address, "--token", alice)
-        assert listed.returncode == 0 and "A1-crasher.log" in listed.stdout, listed.stderr
-        path = next(word for word in listed.stdout.split() if word.endswith("A1-crasher.log"))
+        assert listed.returncode == 0 and "A1-a-crasher.log" in listed.stdout, listed.stderr
+        path = next(word for word in listed.stdout.split() if word.endswith("A1-a-crasher.log"))
         shown = pitch("author", "logs", "-s", number, path, "--server", address, "--token", alice)
         assert "crasher says" in shown.stdout
         theirs = pitch("author", "logs", "-s", number, "--server", address, "--token", bob)
