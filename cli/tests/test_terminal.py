@@ -37,6 +37,7 @@ def _server(monkeypatch: pytest.MonkeyPatch, module: Any, answer: Any) -> None:
 
 def test_author_submissions_escapes_a_refusals_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
     verdict = {
+        "id": 7,
         "submitted_at": "2026-12-02T04:00:00",
         "bot": "evil",
         "accepted": False,
@@ -61,7 +62,9 @@ def test_author_logs_escapes_a_log_at_a_terminal_and_passes_it_whole_to_a_pipe(
         out = io.StringIO()
         out.isatty = lambda terminal=terminal: terminal  # type: ignore[method-assign]
         monkeypatch.setattr(pitch_cli.author, "sys", SimpleNamespace(stdout=out))
-        pitch_cli.author.logs("evil", "smoke/evil/A1.log", "http://arena", "pa_x", None)
+        pitch_cli.author.logs(
+            "evil", "match/logs/worker-0/A1-a-evil.log", server="http://arena", token="pa_x"
+        )
         assert out.getvalue() == expected
 
 
