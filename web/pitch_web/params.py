@@ -38,6 +38,9 @@ Before = Annotated[
 ]
 After = Annotated[int, Query(ge=0, le=INT64_MAX, description="Steps already shown.")]
 GameNumber = Annotated[int, Path(ge=1, le=INT64_MAX, description="A ladder game's number.")]
+SubmissionNumber = Annotated[
+    int, Path(ge=1, le=ID_MAX, description="A submission's number (its verdict's id).")
+]
 
 
 def ladder_number(key: str) -> int | None:

@@ -24,7 +24,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
-from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from limits import RateLimitItemPerHour
@@ -63,7 +62,7 @@ from pitch_ladder.submissions import (
 from .app import render
 from .checks import QUEUE_RETRY_S, AuthorBusy, CheckQueue, QueueFull, Stopping, check_upload
 from .models import UtcDateTime
-from .params import GameNumber
+from .params import GameNumber, SubmissionNumber
 from .source import LadderSource, NotFound
 from .viewer import cached_timeline
 
@@ -324,11 +323,10 @@ def log_file(name: str, path: str, ladder: LadderDep, author: AuthorDep) -> File
     )
 
 
-SubmissionId = Annotated[int, PathParam(ge=1, le=2**63 - 1)]
-
-
 @router.get("/submissions/{number}/logs", response_model=list[LogOut])
-def submission_log_list(number: SubmissionId, ladder: LadderDep, author: AuthorDep) -> list[LogOut]:
+def submission_log_list(
+    number: SubmissionNumber, ladder: LadderDep, author: AuthorDep
+) -> list[LogOut]:
     """Your submission's logs: its smoke test's, kept when it was refused (none otherwise)."""
     listed = _mine(lambda: submission_logs(ladder, author, number))
     return [LogOut(**asdict(log)) for log in listed]
@@ -336,7 +334,7 @@ def submission_log_list(number: SubmissionId, ladder: LadderDep, author: AuthorD
 
 @router.get("/submissions/{number}/logs/{path:path}", response_class=FileResponse)
 def submission_log_file(
-    number: SubmissionId, path: str, ladder: LadderDep, author: AuthorDep
+    number: SubmissionNumber, path: str, ladder: LadderDep, author: AuthorDep
 ) -> FileResponse:
     """One of your submission's logs, as text."""
     return FileResponse(
