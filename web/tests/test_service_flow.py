@@ -40,6 +40,7 @@ workers = 1
 games_per_match = 2
 matches_per_step = 1
 placement_matches = 1
+timing_grid_ms = 0   # the grid has tests of its own (ladder/tests/test_scheduler.py)
 rules = { hand_cap = %d }
 """
 
