@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from test_serve import start  # noqa: E402
+from test_serve import post_upload, start  # noqa: E402
 
 from pitch_ladder.archive import pack  # noqa: E402
 from pitch_ladder.authors import add_author  # noqa: E402
@@ -55,22 +55,6 @@ def _slow_bot(tmp_path: Path, name: str, sleep: float) -> bytes:
     return (tmp_path / f"{name}.tar.gz").read_bytes()
 
 
-def _post(address: str, token: str, body: bytes) -> tuple[int, dict]:
-    request = urllib.request.Request(
-        f"{address}api/submissions",
-        data=body,
-        headers={"Authorization": f"Bearer {token}"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=120) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-    except (urllib.error.URLError, ConnectionError, TimeoutError) as error:
-        return 0, {"detail": str(error)}
-
-
 def _wait(condition, what: str, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -94,7 +78,7 @@ def test_a_queued_check_whose_client_left_is_dropped_before_it_starts(
             address = served.url + "/"
             first: list[tuple[int, dict]] = []
             sender = threading.Thread(
-                target=lambda: first.append(_post(address, tokens["alice"], slow))
+                target=lambda: first.append(post_upload(address, tokens["alice"], slow, 120))
             )
             sender.start()
             _wait(lambda: checks.running == 1, "the first check to start")
@@ -150,7 +134,9 @@ def test_ctrl_c_with_uploads_checking_and_queued_stops_within_the_bound(tmp_path
     )
     answers: list[tuple[int, dict]] = []
     senders = [
-        threading.Thread(target=lambda n=n: answers.append(_post(address, tokens[n], bodies[n])))
+        threading.Thread(
+            target=lambda n=n: answers.append(post_upload(address, tokens[n], bodies[n], 120))
+        )
         for n in range(4)
     ]
     try:

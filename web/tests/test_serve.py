@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -21,6 +22,24 @@ if str(HERE) not in sys.path:
 from test_api import build_ladder, match_folder  # noqa: E402
 
 pytestmark = pytest.mark.slow
+
+
+def post_upload(address: str, token: str, body: bytes, timeout: float) -> tuple[int, dict]:
+    """``POST /api/submissions`` of an archive to the server at ``address``: the status and
+    the JSON answer (status 0 when no answer came)."""
+    request = urllib.request.Request(
+        f"{address}api/submissions",
+        data=body,
+        headers={"Authorization": f"Bearer {token}"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+    except (urllib.error.URLError, ConnectionError, TimeoutError) as error:
+        return 0, {"detail": str(error)}
 
 
 def start(*args: str | Path) -> tuple[subprocess.Popen[str], str]:

@@ -18,7 +18,7 @@ HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from test_serve import start, stop  # noqa: E402
+from test_serve import post_upload, start, stop  # noqa: E402
 
 from pitch_ladder.archive import pack  # noqa: E402
 from pitch_ladder.authors import add_author  # noqa: E402
@@ -41,20 +41,6 @@ def _bot(tmp_path: Path, number: int) -> bytes:
     return out.read_bytes()
 
 
-def _post(address: str, token: str, body: bytes) -> tuple[int, dict]:
-    request = urllib.request.Request(
-        f"{address}api/submissions",
-        data=body,
-        headers={"Authorization": f"Bearer {token}"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=300) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-
-
 def _read(address: str, path: str) -> int:
     with urllib.request.urlopen(f"{address}{path}", timeout=60) as answer:
         answer.read()
@@ -75,8 +61,11 @@ def test_concurrent_uploads_and_readers_lose_nothing_and_the_api_keeps_answering
         reading = threading.Event()
         with ThreadPoolExecutor(max_workers=AUTHORS + 4) as pool:
             verdicts = [
-                pool.submit(_post, address, tokens[n], uploads[n]) for n in range(AUTHORS)
-            ] + [pool.submit(_post, address, tokens[0], uploads[0])]  # the same one twice
+                pool.submit(post_upload, address, tokens[n], uploads[n], 300)
+                for n in range(AUTHORS)
+            ] + [
+                pool.submit(post_upload, address, tokens[0], uploads[0], 300)
+            ]  # the same one twice
 
             def reader(path: str) -> list[int]:
                 statuses = []
