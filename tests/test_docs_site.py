@@ -1,9 +1,11 @@
-"""The documentation site builds with no warning: a broken link, a missing page or an API
-reference entry that names nothing fails here, not on a reader's screen."""
+"""The documentation site builds with no warning (a broken link, a missing page or an API
+reference entry that names nothing fails here, not on a reader's screen), and its pages
+load nothing from another host."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,3 +26,11 @@ def test_the_documentation_site_builds_strictly(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     reference = (site / "reference" / "views" / "index.html").read_text()
     assert "pitch_sdk.views.PlayerView.legal_actions" in reference
+    fetched = {
+        f"{page.relative_to(site)}: {address}"
+        for page in site.rglob("*.html")
+        for address in re.findall(
+            r'<(?:link|script)[^>]* (?:href|src)="(https?:[^"]*)"', page.read_text()
+        )
+    }
+    assert not fetched, f"pages that load from another host (fonts, analytics): {sorted(fetched)}"

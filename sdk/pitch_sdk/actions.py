@@ -117,11 +117,13 @@ class StockMove(enum.IntEnum):
     """What a looker does with the stock card it has just turned."""
 
     TAKE = 1
-    """Take the card into the hand, giving up a card of the hand (face down)."""
+    """Take the card (a point card) into the hand, giving up a card of the hand, which
+    leaves play face down."""
     LEAVE = 2
-    """Leave it face down and turn the next card."""
+    """The card leaves play face down; turn the next one."""
     STOP = 3
-    """Leave it and stop looking (the rest of the pile stays face down)."""
+    """Stop looking: the bidder hands this card and the rest of the pile to the partner,
+    who goes on from it; the partner's stop ends the look (the rest leaves play)."""
 
 
 @dataclass(frozen=True, slots=True)
