@@ -8,6 +8,9 @@ The suite runs on two pytest-xdist workers unless ``-n`` says otherwise (``-n 0`
 ``-p no:xdist`` for one process, as when debugging one test).
 """
 
+import sys
+from collections.abc import Generator
+
 import pytest
 from hypothesis import settings
 
@@ -31,3 +34,21 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.numprocesses = WORKERS
         if config.option.dist == "no":
             config.option.dist = "loadgroup"
+
+
+DEEPEST_TREE = 20_000
+"""Frames enough for ``shutil.rmtree`` (one a folder) through trees far deeper than the
+1,101 folders of the archive and scratch tests."""
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None, object, object]:
+    """Let pytest's clean-up of old temporary folders remove deep ones: it removes them
+    with the recursive ``shutil.rmtree``, which raised RecursionError on a tree that an
+    interrupted test had left (and then on every later run, since the tree stays)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, DEEPEST_TREE))
+    try:
+        return (yield)
+    finally:
+        sys.setrecursionlimit(limit)
