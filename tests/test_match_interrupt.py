@@ -18,8 +18,6 @@ RANDOM = ROOT / "sample_bots" / "random"
 GREEDY = ROOT / "sample_bots" / "greedy"
 
 pytestmark = pytest.mark.slow
-GAMES = 16
-"""Enough that the interrupt, sent once two games are stored, finds games still to play."""
 
 
 def _pitch(*args: object) -> list[str]:
@@ -36,7 +34,7 @@ def test_ctrl_c_marks_the_match_interrupted_says_how_to_resume_and_resume_finish
 ):
     out = tmp_path / "m"
     match = subprocess.Popen(
-        _pitch("match", GREEDY, RANDOM, "--games", GAMES, "--concurrency", concurrency,
+        _pitch("match", GREEDY, RANDOM, "--games", "40", "--concurrency", concurrency,
                "--rule", "hand_cap=4", "--out", out),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
@@ -54,8 +52,8 @@ def test_ctrl_c_marks_the_match_interrupted_says_how_to_resume_and_resume_finish
     assert f"to play the rest: pitch match --resume {out}" in stderr, stderr
     assert stderr.startswith("interrupted: ") and stderr.count("\n") == 1, stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["status"] == "interrupted" and 2 <= summary["games_played"] < GAMES
-    assert f"{summary['games_played']} of {GAMES} games played" in stderr
+    assert summary["status"] == "interrupted" and 2 <= summary["games_played"] < 40
+    assert f"{summary['games_played']} of 40 games played" in stderr
     kept = {path.name: path.read_bytes() for path in out.glob("games/*.json.gz")}
 
     resumed = subprocess.run(
@@ -63,5 +61,5 @@ def test_ctrl_c_marks_the_match_interrupted_says_how_to_resume_and_resume_finish
     )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert (summary["status"], summary["games_played"]) == ("finished", GAMES)
+    assert (summary["status"], summary["games_played"]) == ("finished", 40)
     assert all((out / "games" / name).read_bytes() == data for name, data in kept.items())
