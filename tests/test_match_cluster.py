@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +28,28 @@ GREEDY, RANDOM = reference.folder("greedy"), reference.folder("random")
 MATCH = ["match", str(GREEDY), str(RANDOM), "--games", "8", "--seed", "11"]
 
 
-@pytest.fixture(scope="module")
-def cluster_address() -> Iterator[str]:
+@contextmanager
+def _local_cluster() -> Iterator[str]:
+    """A local cluster of two worker processes: its scheduler's address."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as local:
         yield local.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def cluster_address() -> Iterator[str]:
+    with _local_cluster() as address:
+        yield address
+
+
+@pytest.fixture
+def cluster_to_kill() -> Iterator[str]:
+    """A cluster of its own for a test whose bot kills the workers: the nanny does not
+    always bring them back, and the module's cluster was left with one or none."""
+    with _local_cluster() as address:
+        yield address
 
 
 def _pitch(*args: str | Path) -> str:
@@ -96,7 +112,7 @@ other bot is left behind by the workers it kills."""
 
 @pytest.mark.slow
 def test_a_pair_that_kills_every_worker_it_runs_on_stops_the_match_naming_it(
-    cluster_address: str, tmp_path: Path
+    cluster_to_kill: str, tmp_path: Path
 ) -> None:
     killer = tmp_path / "killer"
     killer.mkdir()
@@ -107,7 +123,7 @@ def test_a_pair_that_kills_every_worker_it_runs_on_stops_the_match_naming_it(
     result = CliRunner().invoke(
         app,
         ["match", str(killer), str(killer), "--games", "2", "--sandbox", "off",
-         "--out", str(tmp_path / "m"), "--cluster", cluster_address],
+         "--out", str(tmp_path / "m"), "--cluster", cluster_to_kill],
     )  # fmt: skip
     assert result.exit_code != 0
     message = str(result.exception)

@@ -25,7 +25,8 @@ from timing_testkit import Channel, channel, timing_bot  # noqa: E402
 RANDOM = reference.folder("random")
 SLOW_MS = 20
 
-pytestmark = pytest.mark.slow
+# Wall-time measurements: pytest-xdist runs the group on one worker, never two at once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("timing")]
 
 
 def _signalled(tmp_path: Path, *options: object) -> Channel:

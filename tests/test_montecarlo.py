@@ -69,6 +69,7 @@ def test_a_whole_game_with_a_tiny_time_limit_has_no_fault():
     assert record["result"]["termination"] in ("target", "moon")
 
 
+@pytest.mark.xdist_group("timing")  # wall time: never beside another timing test
 def test_stays_inside_its_share_of_the_decision_limit(views_of_every_kind):
     # Bids search the most candidates over the longest playouts: the slowest decision.
     bot = MonteCarloBot(seed=2, max_worlds=10**6)

@@ -30,7 +30,8 @@ BOTS = {
 SLOW_MS = 20
 GAMES = 12
 
-pytestmark = pytest.mark.slow
+# Wall-time measurements: pytest-xdist runs the group on one worker, never two at once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("timing")]
 
 
 def _checked(tmp_path: Path, a: Path, b: Path, name: str) -> TimingCheck:

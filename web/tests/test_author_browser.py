@@ -18,7 +18,8 @@ from pitch_web import create_app
 from pitch_web.service import enable_service
 from pitch_web.source import LadderSource
 
-pytestmark = pytest.mark.slow
+# One Chromium at a time: pytest-xdist runs the group on one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 GREEDY = reference.folder("greedy")
 
 

@@ -19,6 +19,9 @@ from pitch_sdk.record import load_record
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
 
+# One Chromium at a time: pytest-xdist runs the group on one worker.
+pytestmark = pytest.mark.xdist_group("browser")
+
 SLOW_BOT = textwrap.dedent(
     """
     import time

@@ -23,7 +23,8 @@ if str(HERE) not in sys.path:
 from test_api import build_ladder, match_folder  # noqa: E402
 from test_live import _cut_after_deal, _journaled_game  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# One Chromium at a time: pytest-xdist runs the group on one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 WATCH = """() => {
   window.__violations = [];

@@ -24,7 +24,8 @@ from test_serve import start, stop  # noqa: E402
 from pitch_ladder.authors import add_author  # noqa: E402
 from pitch_ladder.ladder import Ladder  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# Wall-time measurements: pytest-xdist runs the group on one worker, never two at once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("timing")]
 HEADER_TIMEOUT_S = 2.0
 BODY_TIMEOUT_S = 3.0
 SLACK_S = 2.5

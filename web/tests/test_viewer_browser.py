@@ -29,7 +29,8 @@ if VIEWER_TESTS not in sys.path:
 
 from viewer_testkit import IllegalPlayer, moon_record  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# One Chromium at a time: pytest-xdist runs the group on one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 HANDS_SHOWN = """() => [0, 1, 2, 3].map((seat) => [...document.querySelectorAll(
     `[data-testid=hand-${seat}] [data-card]`)].map((card) => card.dataset.card).sort())"""
