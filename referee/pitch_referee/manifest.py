@@ -36,6 +36,17 @@ class BotManifest:
     description: str = ""
     author: str = ""
 
+    def hello_mismatch(self, name: str, version: str) -> str | None:
+        """One line where the bot's Hello names it otherwise than this manifest does (a
+        Python bot's class may declare both too); ``None`` where they agree. The
+        manifest's name and version are the ones records, matches and the ladder use."""
+        if (name, version) == (self.name, self.version):
+            return None
+        return (
+            f"{self.name}: bot.toml says {self.name} {self.version} but the bot says "
+            f"{name} {version} (its Hello); bot.toml's name and version are used"
+        )
+
     def argv(self) -> list[str]:
         """The command to run, with ``python`` meaning the referee's own interpreter."""
         first, *rest = self.command

@@ -165,6 +165,8 @@ class BotProcess:
         self._closing: asyncio.Future[None] | None = None
         self.start_error: BotStartError | None = None
         """Set when the bot could not be started; it then plays no decision."""
+        self.hello_mismatch: str | None = None
+        """One line where the bot's Hello names it otherwise than its bot.toml (which wins)."""
 
     @classmethod
     async def spawn(
@@ -194,6 +196,9 @@ class BotProcess:
                 _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes, bot.recent_output)
             )
             bot.connection = await bot._await_hello(hello, options.start_timeout_s)
+            bot.hello_mismatch = manifest.hello_mismatch(
+                bot.connection.name, bot.connection.version
+            )
             bot.controls.pause()
         except BaseException:
             service.forget(token)

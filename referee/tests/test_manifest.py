@@ -48,3 +48,12 @@ def test_command_string_is_split_and_python_means_the_referees_interpreter(tmp_p
     )
     assert manifest.command == ("python", "bot.py", "--x", "y z")
     assert manifest.argv() == [sys.executable, "bot.py", "--x", "y z"]
+
+
+def test_a_hello_that_names_the_bot_as_its_manifest_does_is_no_mismatch(tmp_path):
+    manifest = load_manifest(write(tmp_path, 'name = "a"\nversion = "1"\ncommand = "x"'))
+    assert manifest.hello_mismatch("a", "1") is None
+    assert manifest.hello_mismatch("a", "2") == (
+        "a: bot.toml says a 1 but the bot says a 2 (its Hello); bot.toml's name and version "
+        "are used"
+    )
