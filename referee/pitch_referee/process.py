@@ -187,6 +187,8 @@ class BotProcess:
                 the process is gone when this is raised.
         """
         bot = cls(manifest.name, log_path, log_name)
+        if missing := manifest.missing_packages():
+            raise BotStartError(missing)
         token, hello = service.expect()
         try:
             env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
