@@ -188,6 +188,29 @@ def test_a_concurrent_match_stopped_by_sprt_exits_at_once_leaving_its_pairs_unpl
     assert "H1 accepted" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "stopped by SPRT" and summary["games_played"] < 100
+    pairs, games = sum(summary["stats"]["counts"]), summary["games_played"]
+    assert f"SPRT over {pairs} deal pairs ({games} games): LLR" in done.stdout
+
+
+def test_a_bot_named_otherwise_by_its_class_is_warned_of_once_however_many_workers(tmp_path):
+    renamed = tmp_path / "renamed"
+    renamed.mkdir()
+    (renamed / "bot.py").write_text((RANDOM / "bot.py").read_text())
+    (renamed / "bot.toml").write_text(
+        'name = "renamed"\nversion = "2"\ncommand = "python bot.py"\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pitch_cli", "match", str(renamed), str(RANDOM),
+         "--games", "4", "--concurrency", "2", "--rule", "hand_cap=1",
+         "--out", str(tmp_path / "m")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    warning = (
+        "warning: renamed: bot.toml says renamed 2 but the bot says random 1.0 (its Hello); "
+        "bot.toml's name and version are used"
+    )
+    assert done.stdout.count(warning) == 1, done.stdout
 
 
 def test_match_cli_refuses_bad_arguments_with_one_line(tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pitch_referee.match import Entrant, MatchSettings, run_match
-from pitch_referee.process import _copy_capped
+from pitch_referee.process import RECENT_OUTPUT_BYTES, _copy_capped
 from pitch_sdk import reference
 
 RANDOM = reference.folder("random")
@@ -71,10 +71,24 @@ def test_a_log_file_keeps_its_cap_across_the_processes_that_write_it(tmp_path: P
         stream = asyncio.StreamReader()
         stream.feed_data(output)
         stream.feed_eof()
-        await _copy_capped(stream, log, 1000)
+        await _copy_capped(stream, log, 1000, bytearray())
 
     for _ in range(3):  # a bot restarted after each fault appends to its seat's file
         asyncio.run(one_process(b"y" * 700))
     text = log.read_text()
     assert text.startswith("y" * 1000 + "\n[pitch referee: log truncated")
     assert text.count("truncated") == 1 and len(text) <= 1000 + NOTICE
+
+
+def test_a_process_keeps_the_end_of_its_output_in_memory_past_its_logs_cap(tmp_path: Path) -> None:
+    recent = bytearray()
+
+    async def one_process() -> None:
+        stream = asyncio.StreamReader()
+        stream.feed_data(b"y" * (RECENT_OUTPUT_BYTES + 5000) + b"\nValueError: last words\n")
+        stream.feed_eof()
+        await _copy_capped(stream, tmp_path / "A1-flood.log", 1000, recent)
+
+    asyncio.run(one_process())
+    assert len(recent) == RECENT_OUTPUT_BYTES
+    assert recent.endswith(b"\nValueError: last words\n")

@@ -54,7 +54,8 @@ def _match(out: Path, *args: str) -> str:
 def test_an_sprt_match_without_games_is_capped_where_the_test_decides(tmp_path):
     printed = _match(tmp_path / "m", "--sprt", "elo0=0,elo1=400")
     cap = default_games("elo0=0,elo1=400")
-    assert f"SPRT elo0=0,elo1=400: at most {cap} games (by then the test has decided" in printed
+    at_most = f"at most {cap // 2} deal pairs ({cap} games) (by then the test has decided"
+    assert f"SPRT elo0=0,elo1=400: {at_most}" in printed
     summary = json.loads((tmp_path / "m" / "summary.json").read_text())
     assert summary["games_planned"] == cap and summary["status"] == "stopped by SPRT"
 
@@ -62,9 +63,19 @@ def test_an_sprt_match_without_games_is_capped_where_the_test_decides(tmp_path):
 @pytest.mark.slow
 def test_an_sprt_still_undecided_at_the_cap_says_so_in_the_output_and_the_summary(tmp_path):
     printed = _match(tmp_path / "m", "--sprt", "elo0=0,elo1=20", "--games", "4")
-    assert "SPRT elo0=0,elo1=20: at most 4 games (--games)" in printed
+    assert "SPRT elo0=0,elo1=20: at most 2 deal pairs (4 games) (--games)" in printed
     assert "4 of 4 games (SPRT undecided at the game cap)" in printed
-    assert "undecided after all 4 games (the cap): neither hypothesis accepted" in printed
+    assert "SPRT over 2 deal pairs (4 games): LLR" in printed
+    assert "undecided at the cap: neither hypothesis accepted" in printed
     summary = json.loads((tmp_path / "m" / "summary.json").read_text())
     assert summary["status"] == "SPRT undecided at the game cap"
     assert summary["stats"]["sprt"]["decision"] is None
+
+
+@pytest.mark.slow
+def test_sprt_lines_count_deal_pairs_beside_the_games_played(tmp_path):
+    printed = _match(tmp_path / "m", "--sprt", "elo0=0,elo1=400", "--games", "101")
+    assert "SPRT elo0=0,elo1=400: at most 51 deal pairs (102 games) (--games)" in printed
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    pairs, games = sum(summary["stats"]["counts"]), summary["games_played"]
+    assert f"SPRT over {pairs} deal pairs ({games} games): LLR" in printed

@@ -257,7 +257,9 @@ def match(
         console.print(f"seed {settings.seed} (replay with --seed {settings.seed})")
         if sprt:
             why = "by then the test has decided 99 times in 100" if games is None else "--games"
-            console.print(f"SPRT {sprt}: at most {settings.games} games ({why})", highlight=False)
+            pairs = (settings.games + 1) // 2  # whole pairs: schedule.games rounds up
+            cap = sprt_count(pairs, 2 * pairs, True) if duplicate else f"{settings.games} games"
+            console.print(f"SPRT {sprt}: at most {cap} ({why})", highlight=False)
         summary = _playing(
             root,
             lambda progress: run_match(
@@ -412,6 +414,12 @@ def _score_line(progress: MatchProgress) -> str:
     return line
 
 
+def sprt_count(samples: int, games: int, duplicate: bool) -> str:
+    """What an SPRT counts, named: deal pairs with duplicate deals (and the games played,
+    which include those of a pair not yet finished), else games."""
+    return f"{samples} deal pairs ({games} games)" if duplicate else f"{samples} games"
+
+
 def _elo(value: float | None) -> str:
     if value is None:
         return "-"
@@ -455,11 +463,13 @@ def _print_result(summary: MatchSummary, cannot_play_stops: bool = True) -> None
         undecided = "undecided"
         if summary.status is MatchStatus.SPRT_UNDECIDED:
             undecided = (
-                f"undecided after all {summary.games_played} games (the cap): neither "
-                "hypothesis accepted, the bots may be closer than the bounds tell apart"
+                "undecided at the cap: neither hypothesis accepted, the bots may be closer "
+                "than the bounds tell apart"
             )
+        counted = sprt_count(sum(stats.counts), summary.games_played, summary.settings.duplicate)
         console.print(
-            f"  SPRT: LLR {test.llr:.2f} ({test.lower_bound:.2f}, {test.upper_bound:.2f}): "
+            f"  SPRT over {counted}: LLR {test.llr:.2f} "
+            f"({test.lower_bound:.2f}, {test.upper_bound:.2f}): "
             f"{verdict.get(test.decision or '', undecided)}"
         )
     suffix = ".json.gz" if summary.settings.compress_records else ".json"

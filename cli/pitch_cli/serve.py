@@ -215,12 +215,17 @@ def run(
     trust_bots: bool = False,
     cluster: str | None = None,
 ) -> None:
-    """Serve ``source`` on ``listener`` until Ctrl-C (or SIGTERM); ``on_ready`` once listening.
+    """Serve ``source`` on ``listener`` until Ctrl-C (or SIGTERM); ``on_ready`` first.
+
+    ``listener`` already listens, so ``on_ready`` (which prints the address, and may open
+    the browser) comes at once: a request that arrives while the web app is still being
+    built waits in the listener's backlog, and is answered when the server starts.
 
     With ``settings`` and a ladder: the service's routes, and the scheduler (if enabled)
     in a thread that the server's end stops after its current step; its matches play on
     the Dask ``cluster`` at that address if one is given.
     """
+    on_ready()
     import copy
     import logging
     import threading
@@ -264,7 +269,6 @@ def run(
         timeout_graceful_shutdown=STREAM_GRACE_S,  # live games' streams end with their game
     )
     server = _server_class()(config, lambda: close_service(app))
-    on_ready()
     try:
         server.run(sockets=[listener])
     except KeyboardInterrupt:  # uvicorn raises Ctrl-C again once it has shut down cleanly

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,13 @@ def test_a_missing_folder_or_a_bad_sandbox_mode_is_one_line(tmp_path: Path) -> N
     assert result.exit_code == 1 and "no such bot folder" in str(result.exception)
     result = CliRunner().invoke(app, ["check", str(GREEDY), "--sandbox", "maybe"])
     assert result.exit_code == 1 and "choose on, off or auto" in str(result.exception)
+
+
+def test_a_node_bot_copied_without_its_modules_is_told_to_run_npm_install(tmp_path: Path) -> None:
+    kit = GREEDY.parent / "js"
+    copied = shutil.copytree(kit, tmp_path / "jsbot", ignore=shutil.ignore_patterns("node_modules"))
+    result = CliRunner().invoke(app, ["check", str(copied), "--sandbox", "off"])
+    assert result.exit_code == 1, result.output
+    line = f"jsbot: its Node packages are not installed: run npm install in {copied}"
+    assert f"FAILED start: start_failed: {line}" in result.output
+    assert "Error: Cannot find module" not in result.output

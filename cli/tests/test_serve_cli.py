@@ -3,9 +3,11 @@ and ``pitch view`` opens the browser at the record's viewer."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +113,48 @@ def test_view_serves_a_match_game_from_its_match_folder(tmp_path, monkeypatch: p
     assert result.exit_code == 0, result.output
     assert served[0].folder == (tmp_path / "m").resolve()
     assert "/view/games/pair-00000-a.json.gz" in result.output
+
+
+def _record(folder: Path) -> Path:
+    record = folder / "game.json.gz"
+    options = RuleOptions.from_dict({"hand_cap": 1})
+    write_record(play_game([RandomBot(seat) for seat in range(4)], 5, options), record)
+    return record
+
+
+class _AppBuilt(Exception):
+    """Stops ``pitch view`` once it starts building the web app."""
+
+
+def test_view_prints_its_address_before_it_builds_the_web_app(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    import pitch_web
+
+    def create_app(source: Any) -> Any:
+        print("building the app")
+        raise _AppBuilt
+
+    monkeypatch.setattr(pitch_web, "create_app", create_app)
+    result = CliRunner().invoke(app, ["view", str(_record(tmp_path)), "--no-browser"])
+    assert isinstance(result.exception, _AppBuilt), result.output
+    assert result.output.startswith("viewing "), result.output
+    assert result.output.index(" at http://") < result.output.index("building the app")
+
+
+@pytest.mark.slow
+def test_view_prints_an_address_that_accepts_at_once_and_serves_the_viewer(tmp_path):
+    view = subprocess.Popen(
+        [sys.executable, "-m", "pitch_cli", "view", str(_record(tmp_path)), "--no-browser"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert view.stdout is not None
+        url = view.stdout.readline().split(" at ")[1].split()[0]
+        host, port = url.removeprefix("http://").split("/")[0].split(":")
+        socket.create_connection((host, int(port)), timeout=1).close()  # accepts already
+        with urllib.request.urlopen(url, timeout=60) as page:  # answered once it serves
+            assert page.status == 200
+    finally:
+        view.send_signal(signal.SIGINT)
+        view.wait(timeout=30)

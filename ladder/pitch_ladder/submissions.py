@@ -102,7 +102,7 @@ def submit_upload(
         except (ArchiveError, LadderError, BotError) as refusal:
             # The refused bot's hash, for its author, while its scratch copy is still there.
             bot, digest = (manifest.name, content_hash(manifest.folder)) if manifest else ("", "")
-            shown = {scratch / "bot": "", smoke: "", scratch: ""}  # the server's paths
+            shown = {scratch / "bot": "the bot's folder", smoke: "", scratch: ""}  # server paths
             reason = public_reason(str(refusal), ladder.folder, shown)
             verdict = _keep(ladder, author, bot, digest, accepted=False, reason=reason)
             if smoke.is_dir():  # its smoke test's logs: this submission's, by its id

@@ -125,12 +125,16 @@ def read_manifest(folder: Path) -> BotManifest:
     """The bot folder's manifest.
 
     Raises:
-        LadderError: the folder or its ``bot.toml`` is missing or wrong (the field named).
+        LadderError: the folder or its ``bot.toml`` is missing or wrong (the field named),
+            or the packages it needs are not installed in it (``missing_packages``).
     """
     try:
-        return load_manifest(folder)
+        manifest = load_manifest(folder)
     except ManifestError as error:
         raise LadderError(f"refused: {error}") from None
+    if missing := manifest.missing_packages():
+        raise LadderError(f"refused: {missing}")
+    return manifest
 
 
 def copy_bot(source: Path, target: Path, name: str) -> BotManifest:

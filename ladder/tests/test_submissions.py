@@ -13,6 +13,7 @@ from ladder_testkit import GREEDY, RANDOM, write_bot
 
 from pitch_ladder.archive import pack
 from pitch_ladder.authors import ForbiddenError, add_author, authenticate
+from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder, NotInLadder
 from pitch_ladder.models import Author
 from pitch_ladder.submissions import (
@@ -259,6 +260,25 @@ def test_a_refused_uploads_smoke_logs_are_its_submissions_never_the_names_next_o
 
 
 @pytest.mark.slow
+def test_a_node_bot_uploaded_without_its_packages_is_told_to_run_npm_install(
+    ladder: Ladder, tmp_path: Path
+) -> None:
+    kit = Path(__file__).resolve().parents[2] / "sample_bots" / "js"
+    copied = shutil.copytree(kit, tmp_path / "jsbot", ignore=shutil.ignore_patterns("node_modules"))
+    line = "jsbot: its Node packages are not installed: run npm install in"
+    for refused in (lambda: ladder.submit(copied), lambda: _archive(copied, tmp_path)):
+        with pytest.raises(LadderError) as refusal:  # `pitch submit` packs: it says so first
+            refused()
+        assert str(refusal.value) == f"refused: {line} {copied}"
+    upload = io.BytesIO()  # an archive packed by other means: the verdict says it
+    with tarfile.open(fileobj=upload, mode="w:gz") as tar:
+        for file in sorted(copied.iterdir()):
+            tar.add(file, arcname=file.name)
+    upload.seek(0)
+    verdict = submit_upload(ladder, _author(ladder, "alice"), upload)
+    assert (verdict.accepted, verdict.reason) == (False, f"refused: {line} the bot's folder")
+
+
 def test_a_refusal_names_no_path_of_the_servers_disk(ladder: Ladder, tmp_path: Path) -> None:
     alice = _author(ladder, "alice")
     crasher = write_bot(tmp_path / "crasher", "crasher", CRASHER)

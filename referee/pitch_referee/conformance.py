@@ -521,6 +521,9 @@ class _Check:
             again = "" if index == 0 else " again after a fault"
             self.report.stopped = f"the bot did not start{again} ({fault.kind})"
             return False
+        mismatch = self.bot.hello_mismatch
+        if mismatch and mismatch not in self.report.notes:
+            self.report.notes.append(mismatch)
         return True
 
     def _may_restart(self, position: Position, fault: FaultKind) -> bool:

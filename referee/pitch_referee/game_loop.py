@@ -46,6 +46,12 @@ from .errors import BotError, BotProtocolError, BotStartError, BotTimeoutError
 from .process import BotProcess
 from .seeds import bot_seed
 
+CRASH_WAIT_S = 3.0
+"""How long a closed stream waits for the bot's process to end before the bot is called
+disconnected rather than crashed: a bot that raises closes its stream first, then takes
+a moment to die (printing its traceback, its runtime's shutdown), longer on a loaded
+machine. Only a bot that closes its stream and lives on pays the whole wait."""
+
 __all__ = [
     "FaultPolicy",
     "GameResult",
@@ -220,8 +226,6 @@ async def fault_of(error: Exception, bot: BotProcess) -> Fault:
     if isinstance(error, InvalidActionError):
         return Fault(FaultKind.MALFORMED, str(error), log=log)  # not an action at all
     # The stream closed: a crash if the process is (about to be) gone, else a disconnect.
-    if await bot.has_exited(within_s=0.5):
-        assert bot.process is not None
-        status = f"the bot's process exited with status {bot.process.returncode}"
-        return Fault(FaultKind.CRASHED, bot.death_note() or status, log=log)
+    if await bot.has_exited(within_s=CRASH_WAIT_S):
+        return Fault(FaultKind.CRASHED, await bot.crash_note(), log=log)
     return Fault(FaultKind.DISCONNECTED, str(error), log=log)

@@ -13,12 +13,16 @@ Imports nothing but the standard library.
 
 from __future__ import annotations
 
+import re
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 
 LINE_BYTES = 200
 """The widest line quoted, in UTF-8 bytes, before its cut mark."""
 _CHUNK = 64 * 1024
+_EXCEPTION = re.compile(r"[A-Za-z_$][\w.$]*(: .*)?")
+"""An exception's line: its (dotted) name, then perhaps ``: message``."""
 
 
 def clip(line: str, width: int = LINE_BYTES) -> str:
@@ -76,6 +80,23 @@ def log_tail(
     except OSError:
         return []
     return [_clipped(line[:width], size, width) for line, size in kept]
+
+
+def exception_line(lines: Sequence[str]) -> str | None:
+    """The line naming the exception a bot died of, from the end of its output.
+
+    Python's traceback ends with it, just after an indented frame line; Node's stack starts
+    with it, just before its indented ``at`` lines. ``None`` when the output names none (a
+    bot that exited without a traceback).
+    """
+    for index in range(len(lines) - 1, -1, -1):
+        if not _EXCEPTION.fullmatch(lines[index]):
+            continue
+        after_frame = index > 0 and lines[index - 1][:1].isspace()
+        before_stack = index + 1 < len(lines) and lines[index + 1].lstrip().startswith("at ")
+        if after_frame or before_stack:
+            return lines[index]
+    return None
 
 
 def _clipped(kept: bytes, size: int, width: int) -> str:

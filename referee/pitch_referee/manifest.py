@@ -14,6 +14,7 @@ referee, so bots written with ``pitch_sdk`` find it installed.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -35,6 +36,31 @@ class BotManifest:
     command: tuple[str, ...]
     description: str = ""
     author: str = ""
+
+    def hello_mismatch(self, name: str, version: str) -> str | None:
+        """One line where the bot's Hello names it otherwise than this manifest does (a
+        Python bot's class may declare both too); ``None`` where they agree. The
+        manifest's name and version are the ones records, matches and the ladder use."""
+        if (name, version) == (self.name, self.version):
+            return None
+        return (
+            f"{self.name}: bot.toml says {self.name} {self.version} but the bot says "
+            f"{name} {version} (its Hello); bot.toml's name and version are used"
+        )
+
+    def missing_packages(self) -> str | None:
+        """One line where the bot cannot run for packages not installed in its folder (a
+        Node bot's ``package.json`` declares dependencies, and ``node_modules`` is not
+        there, as in a folder copied without it); ``None`` otherwise. Said before the bot
+        starts, since Node would only print a stack."""
+        try:
+            package = json.loads((self.folder / "package.json").read_text())
+        except (OSError, ValueError):
+            return None
+        declared = isinstance(package, dict) and package.get("dependencies")
+        if not declared or (self.folder / "node_modules").is_dir():
+            return None
+        return f"{self.name}: its Node packages are not installed: run npm install in {self.folder}"
 
     def argv(self) -> list[str]:
         """The command to run, with ``python`` meaning the referee's own interpreter."""

@@ -26,6 +26,7 @@ from pitch_sdk.grpc_io import io_setting
 
 from .connection import BotConnection, RefereeService
 from .errors import BotStartError, BotTerminatedError
+from .logtail import clip, exception_line
 from .manifest import BotManifest
 
 LOG_CAP_BYTES = 10 * 1024 * 1024
@@ -34,6 +35,12 @@ restarted after a fault appends to its seat's file): the default where a match d
 share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
 SHUTDOWN_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
+RECENT_OUTPUT_BYTES = 16 * 1024
+"""How much of its latest output a process keeps in memory, to name the exception it
+died of even when its log file was capped long before."""
+OUTPUT_DRAIN_S = 1.0
+"""How long a dead process's last output may take to arrive (a child it left may hold
+the pipe open)."""
 
 PASSED_THROUGH = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "PITCH_LOG_LEVEL")
 """What a bot may inherit from the referee's environment: the locale and its log level.
@@ -153,9 +160,13 @@ class BotProcess:
         self.controls: SeatControls | None = None
         self._log_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
+        self.recent_output = bytearray()
+        """The end of this process's output (``RECENT_OUTPUT_BYTES``), whatever the log kept."""
         self._closing: asyncio.Future[None] | None = None
         self.start_error: BotStartError | None = None
         """Set when the bot could not be started; it then plays no decision."""
+        self.hello_mismatch: str | None = None
+        """One line where the bot's Hello names it otherwise than its bot.toml (which wins)."""
 
     @classmethod
     async def spawn(
@@ -176,15 +187,20 @@ class BotProcess:
                 the process is gone when this is raised.
         """
         bot = cls(manifest.name, log_path, log_name)
+        if missing := manifest.missing_packages():
+            raise BotStartError(missing)
         token, hello = service.expect()
         try:
             env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
             launched = await launcher.launch(manifest, env)
             bot.process, bot.controls = launched.process, launched.controls
             bot._log_task = asyncio.create_task(
-                _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes)
+                _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes, bot.recent_output)
             )
             bot.connection = await bot._await_hello(hello, options.start_timeout_s)
+            bot.hello_mismatch = manifest.hello_mismatch(
+                bot.connection.name, bot.connection.version
+            )
             bot.controls.pause()
         except BaseException:
             service.forget(token)
@@ -234,8 +250,29 @@ class BotProcess:
         return bot
 
     async def has_exited(self, within_s: float) -> bool:
-        """Whether the process ends within ``within_s`` (a bot started by hand never does)."""
-        return self.process is not None and await _exited(self.process, within_s)
+        """Whether the process ends within ``within_s`` (a bot started by hand never does).
+
+        A bot paused between decisions is resumed first: paused, a dying one could not
+        finish dying.
+        """
+        if self.process is None:
+            return False
+        if self.controls is not None:
+            self.controls.resume()
+        return await _exited(self.process, within_s)
+
+    async def crash_note(self) -> str:
+        """What the ended process died of: the referee's note (``death_note``) or its exit
+        status, then the exception line its output ends with, when it has one."""
+        assert self.process is not None and self.process.returncode is not None
+        if self._log_task is not None:  # its last words are still in the pipe
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._log_task), OUTPUT_DRAIN_S)
+        status = f"the bot's process exited with status {self.process.returncode}"
+        lines = [clip(line) for line in self.recent_output.decode(errors="replace").splitlines()]
+        exception = exception_line(lines)
+        note = self.death_note() or status
+        return f"{note}: {exception}" if exception else note
 
     @property
     def alive(self) -> bool:
@@ -326,16 +363,21 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         os.killpg(pid, sig)
 
 
-async def _copy_capped(stream: asyncio.StreamReader | None, path: Path, cap: int) -> None:
+async def _copy_capped(
+    stream: asyncio.StreamReader | None, path: Path, cap: int, recent: bytearray
+) -> None:
     """Copy the bot's output to ``path`` until the file holds ``cap`` bytes, then drain and
-    drop the rest. The cap is the file's, not this process's: a bot restarted after a
-    fault, or a match resumed, appends to what its seat wrote before, and no more."""
+    drop the rest; ``recent`` keeps the last ``RECENT_OUTPUT_BYTES`` of it. The cap is the
+    file's, not this process's: a bot restarted after a fault, or a match resumed, appends
+    to what its seat wrote before, and no more."""
     if stream is None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as log:
         written = path.stat().st_size
         while chunk := await stream.read(65536):
+            recent += chunk
+            del recent[:-RECENT_OUTPUT_BYTES]
             if written < cap:
                 kept = chunk[: cap - written]
                 log.write(kept)

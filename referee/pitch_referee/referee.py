@@ -89,6 +89,8 @@ class Referee:
         self.announce = announce
         self.address = ""
         self._bots: dict[str, BotProcess] = {}
+        self._mismatches_said: set[str] = set()
+        """``BotProcess.hello_mismatch`` lines already announced: each is said once."""
         self._private_dir: str | None = None
         self._server = None
         self._service = None
@@ -158,6 +160,9 @@ class Referee:
             )
         except BotStartError as error:
             bot = BotProcess.failed(slot.name, error, log_path, log_name)
+        if bot.hello_mismatch and bot.hello_mismatch not in self._mismatches_said:
+            self._mismatches_said.add(bot.hello_mismatch)
+            self.announce(f"warning: {bot.hello_mismatch}")
         self._bots[slot.key] = bot
         return bot
 

@@ -1,8 +1,8 @@
 """A bot that misbehaves on purpose, one way per command-line mode (for the referee tests).
 
-Usage: python misbehaving_bot.py MODE [K]. Modes: crash K, sleep, illegal, malformed,
-wrong_id, stale, oversized, exit_early, never_connect, flood, ignore_shutdown, well
-(plays randomly).
+Usage: python misbehaving_bot.py MODE [K]. Modes: crash K, raise K, sleep, illegal,
+malformed, wrong_id, stale, oversized, hang_up, exit_early, never_connect, flood,
+ignore_shutdown, well (plays randomly).
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ class Misbehaving(RandomBot):
             if MODE == "crash":
                 print("about to crash", file=sys.stderr, flush=True)
                 os._exit(3)
+            if MODE == "raise":
+                raise ValueError(f"raised at decision {K}")
             if MODE == "sleep":
                 time.sleep(3600)
             if MODE == "illegal":
@@ -48,8 +50,9 @@ class Misbehaving(RandomBot):
         return super().decide(view)
 
 
-def raw_stream(reply: Callable[[pb.DecisionRequest], bytes]) -> None:
-    """Speak the protocol by hand to send what the SDK never would: ``reply(request)``."""
+def raw_stream(reply: Callable[[pb.DecisionRequest], bytes | None]) -> None:
+    """Speak the protocol by hand to send what the SDK never would: ``reply(request)``, or
+    the end of the stream where it is ``None``."""
     channel = grpc.insecure_channel(os.environ["PITCH_ADDRESS"])
     play = channel.stream_stream(
         "/pitch.v1.Referee/Play",
@@ -107,6 +110,9 @@ elif MODE == "stale":  # answers the first request, then always the one before
     raw_stream(lambda request: answer(request, max(1, request.request_id - 1)))
 elif MODE == "oversized":  # a legal answer, padded to 5 MiB
     raw_stream(lambda request: padded(answer(request, request.request_id), 5 << 20))
+elif MODE == "hang_up":  # ends its stream at the first request, and lives on
+    raw_stream(lambda request: None)
+    time.sleep(3600)
 elif MODE == "ignore_shutdown":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     run(RandomBot())

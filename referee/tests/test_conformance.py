@@ -69,6 +69,13 @@ class Crasher(Bot):
 raise SystemExit(run(Crasher()))
 """
 
+RANDOM = """\
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.run import run
+
+raise SystemExit(run(RandomBot()))
+"""
+
 NO_START = """\
 import sys
 print("ModuleNotFoundError: No module named 'numpyy'", file=sys.stderr)
@@ -177,6 +184,9 @@ def test_a_bot_that_crashes_on_its_first_decision_shows_its_exception(tmp_path: 
         "crashed",
     )
     assert "RuntimeError: crashing on my first decision" in first.log_tail
+    assert first.detail == (
+        "the bot's process exited with status 1: RuntimeError: crashing on my first decision"
+    )
     assert report.restarts == MAX_RESTARTS and report.stopped is not None
     assert "crashed" in report.stopped
 
@@ -190,3 +200,15 @@ def test_a_bot_that_does_not_start_says_why(tmp_path: Path) -> None:
     assert "ModuleNotFoundError: No module named 'numpyy'" in failure.log_tail
     assert report.stopped == "the bot did not start (start_failed)"
     assert len(report.not_asked) == len(positions())
+
+
+@pytest.mark.slow
+def test_a_bot_named_otherwise_in_its_class_and_its_bot_toml_passes_with_one_note(
+    tmp_path: Path,
+) -> None:
+    report = check_bot(write_bot(tmp_path / "bot", "renamed", RANDOM))
+    assert report.ok
+    assert report.notes == [
+        "renamed: bot.toml says renamed 0.1 but the bot says random 1.0 (its Hello); "
+        "bot.toml's name and version are used"
+    ]

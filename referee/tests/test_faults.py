@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -51,6 +54,41 @@ def test_fault_is_recorded_the_team_forfeits_and_the_match_goes_on(
         assert record["result"]["termination"] == "forfeit"
         assert record["result"]["winner"] == 0 and record["result"]["forfeited_by"] == 1
         assert replay(record).ok, replay(record).discrepancy
+    assert_nothing_left(run)
+
+
+@pytest.fixture
+def cpu_burners():
+    """A loaded machine: a busy process per core and one more, for the test's length."""
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range((os.cpu_count() or 1) + 1)
+    ]
+    yield
+    for burner in burners:
+        burner.kill()
+        burner.wait()
+
+
+def test_a_bot_that_raises_is_crashed_with_its_status_and_exception_every_time_under_load(
+    tmp_path, random_bot, misbehaving, cpu_burners
+):
+    run = play_games(
+        tmp_path / "logs", [random_bot, misbehaving("raise", 1), random_bot, random_bot], 50
+    )
+    details = [(fault["kind"], fault["detail"]) for fault in faults_of(run)]
+    expected = "the bot's process exited with status 1: ValueError: raised at decision 1"
+    assert details == [("crashed", expected)] * 50
+    assert_nothing_left(run)
+
+
+def test_a_bot_that_closes_its_stream_and_lives_on_is_disconnected(
+    tmp_path, random_bot, misbehaving
+):
+    run = play_games(
+        tmp_path / "logs", [random_bot, misbehaving("hang_up"), random_bot, random_bot]
+    )
+    assert [fault["kind"] for fault in faults_of(run)] == ["disconnected"]
     assert_nothing_left(run)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pitch_referee.logtail import LINE_BYTES, clip, log_tail
+from pitch_referee.logtail import LINE_BYTES, clip, exception_line, log_tail
 
 
 def test_three_huge_lines_are_quoted_in_a_few_hundred_bytes(tmp_path: Path) -> None:
@@ -44,3 +44,33 @@ def test_clip_marks_what_it_cut() -> None:
     assert clip("short") == "short"
     assert clip("caf\udce9") == "caf\ufffd"  # a database takes it
     assert clip("caf\udce9 \ud800") == "caf? ?"
+
+
+PYTHON_DEATH = """\
+2026-12-02 20:00:00,000 INFO game g0: playing seat 1
+Traceback (most recent call last):
+  File "/bot/bot.py", line 7, in decide
+    raise ValueError("boom: at the table")
+ValueError: boom: at the table
+"""
+NODE_DEATH = """\
+/bot/bot.js:10
+    throw new TypeError('no card');
+    ^
+
+TypeError: no card
+    at decide (/bot/bot.js:10:11)
+    at main (/bot/bot.js:20:3)
+
+Node.js v20.11.0
+"""
+
+
+def test_the_exception_line_is_pythons_last_traceback_line_and_nodes_first_stack_line() -> None:
+    assert exception_line(PYTHON_DEATH.splitlines()) == "ValueError: boom: at the table"
+    assert exception_line(NODE_DEATH.splitlines()) == "TypeError: no card"
+
+
+def test_output_without_a_traceback_names_no_exception() -> None:
+    assert exception_line(["about to crash", "ready", "    indented"]) is None
+    assert exception_line([]) is None

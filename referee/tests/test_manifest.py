@@ -48,3 +48,37 @@ def test_command_string_is_split_and_python_means_the_referees_interpreter(tmp_p
     )
     assert manifest.command == ("python", "bot.py", "--x", "y z")
     assert manifest.argv() == [sys.executable, "bot.py", "--x", "y z"]
+
+
+def test_a_hello_that_names_the_bot_as_its_manifest_does_is_no_mismatch(tmp_path):
+    manifest = load_manifest(write(tmp_path, 'name = "a"\nversion = "1"\ncommand = "x"'))
+    assert manifest.hello_mismatch("a", "1") is None
+    assert manifest.hello_mismatch("a", "2") == (
+        "a: bot.toml says a 1 but the bot says a 2 (its Hello); bot.toml's name and version "
+        "are used"
+    )
+
+
+NODE_BOT = 'name = "jsbot"\nversion = "1"\ncommand = ["node", "bot.js"]'
+
+
+@pytest.mark.parametrize(
+    ("package", "installed", "missing"),
+    [
+        ('{"dependencies": {"@grpc/grpc-js": "^1.14.0"}}', False, True),
+        ('{"dependencies": {"@grpc/grpc-js": "^1.14.0"}}', True, False),
+        ('{"dependencies": {}}', False, False),
+        (None, False, False),
+        ("not json", False, False),
+    ],
+)
+def test_a_node_bot_whose_declared_packages_are_not_installed_is_told_to_run_npm_install(
+    tmp_path, package, installed, missing
+):
+    folder = write(tmp_path, NODE_BOT)
+    if package is not None:
+        (folder / "package.json").write_text(package)
+    if installed:
+        (folder / "node_modules").mkdir()
+    expected = f"jsbot: its Node packages are not installed: run npm install in {tmp_path}"
+    assert load_manifest(folder).missing_packages() == (expected if missing else None)

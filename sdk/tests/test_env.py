@@ -67,7 +67,7 @@ def lowest_legal(observation: np.ndarray, mask: np.ndarray) -> int:
 
 def test_passes_the_pettingzoo_api_test() -> None:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. "observation is all zeros" for other seats
+        warnings.simplefilter("ignore")  # the two expected of a Dict observation: docs/env.md
         api_test(PitchEnv(), num_cycles=1000)  # a random game lasts ~1,500 steps
 
 

@@ -82,7 +82,8 @@ def run_workers(
     each in the middle of its game if need be (that game leaves no record).
 
     Each worker talks to the match over its own pipe: it asks for a pair when it is
-    free, reports each outcome, and says when it is done. A pipe, not a queue, because a
+    free, reports each outcome and what its referee says (each line said once, however
+    many workers say it), and says when it is done. A pipe, not a queue, because a
     multiprocessing queue's named semaphores outlive a worker stopped at the wrong moment,
     and the resource tracker then prints a warning after the match's own last word.
 
@@ -93,6 +94,7 @@ def run_workers(
     count = min(job.settings.concurrency, max(1, sum(map(len, pairs))))
     todo = _Games(pairs, by_letter=count > 1)
     workers = [_start_worker(job, w, count, announce) for w in range(count)]
+    said: set[str] = set()
     try:
         busy: dict[Any, _Worker] = {worker.conn: worker for worker in workers}
         while busy:
@@ -111,6 +113,10 @@ def run_workers(
                     worker.conn.send(todo.next_for(worker.number))
                 elif kind == "outcome":
                     yield value
+                elif kind == "say":
+                    if value not in said:
+                        said.add(value)
+                        announce(value)
                 elif kind == "done":
                     del busy[conn]
                 else:
@@ -278,7 +284,7 @@ def _worker_main(
     die_with_parent(parent)
     if cores:
         pin_to_core(worker, cores)
-    _work(job, worker, conn, print)
+    _work(job, worker, conn, lambda text: conn.send(("say", text)))
 
 
 STOP_POLL_S = 0.1
