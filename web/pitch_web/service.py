@@ -11,11 +11,14 @@ by ``pitch_ladder.submissions``. These routes exist only when a ladder is served
 Uploads are bounded per author (``pitch_ladder.quotas``: uploads per hour, checks at
 once, stored versions, disk) and by the server's check queue (``checks``): over a limit
 an upload is a 429, a full queue a 503, both with Retry-After and a one-line reason. The
-checks run in processes of their own, so reads never wait for them.
+checks run in processes of their own, so reads never wait for them. A disk that fills
+while an upload is received, unpacked or smoke-tested is the server's trouble, not the
+bot's: a 507 with Retry-After, its scratch removed, no verdict kept.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import tempfile
 import time
@@ -35,7 +38,7 @@ from starlette.requests import ClientDisconnect
 
 from pitch_ladder.archive import ArchiveLimits
 from pitch_ladder.authors import AuthenticationError, ForbiddenError, authenticate, require_admin
-from pitch_ladder.errors import LadderError
+from pitch_ladder.errors import LadderError, disk_full
 from pitch_ladder.ladder import SCRATCH_FOLDER, Ladder, NotInLadder
 from pitch_ladder.models import Author
 from pitch_ladder.quotas import (
@@ -66,6 +69,10 @@ from .params import GameNumber, SubmissionNumber
 from .source import LadderSource, NotFound
 from .viewer import cached_timeline
 
+log = logging.getLogger("pitch_web.service")
+DISK_FULL_MESSAGE = "the server's disk is full: your upload was not checked; send it again later"
+DISK_FULL_RETRY_S = 600
+"""Retry-After for a full disk: time for the log sweep or the operator to free some."""
 router = APIRouter(prefix="/api", tags=["service"])
 pages = APIRouter()
 T = TypeVar("T")
@@ -186,7 +193,11 @@ AuthorDep = Annotated[Author, Depends(_author)]
     "/submissions",
     status_code=201,
     response_model=VerdictOut,
-    responses={429: {"description": "over a limit"}, 503: {"description": "the queue is full"}},
+    responses={
+        429: {"description": "over a limit"},
+        503: {"description": "the queue is full"},
+        507: {"description": "the server's disk is full"},
+    },
 )
 async def submit(
     request: Request, response: Response, ladder: LadderDep, author: AuthorDep
@@ -195,8 +206,9 @@ async def submit(
 
     201 with the stored version, 200 when identical content was already stored, 422 when
     the archive or the bot was refused (the reason, with the bot's stderr tail), 413 over
-    the size limit, 403 for another author's bot name, 429 over one of the author's limits
-    and 503 when the checks' queue is full (both with Retry-After).
+    the size limit, 403 for another author's bot name, 429 over one of the author's limits,
+    503 when the checks' queue is full and 507 when the server's disk is (all three with
+    Retry-After; a full disk keeps no verdict, since the bot is not at fault).
     """
     settings: ServiceSettings = request.app.state.service
     checks: CheckQueue = request.app.state.checks
@@ -232,6 +244,11 @@ async def submit(
         raise HTTPException(403, str(error)) from None
     except ClientDisconnect:
         raise HTTPException(400, "the upload ended before its last byte") from None
+    except OSError as error:  # from this process (the body) or the check's
+        if not disk_full(error):
+            raise
+        log.error("an upload was turned away: the ladder's disk is full (%s)", error.strerror)
+        return _later(507, DISK_FULL_MESSAGE, DISK_FULL_RETRY_S)
     if verdict is None:  # the client left while its check waited: nobody reads this
         raise HTTPException(400, "the client left before its check began")
     shown = VerdictOut(**asdict(verdict))
