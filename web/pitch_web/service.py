@@ -19,9 +19,7 @@ bot's: a 507 with Retry-After, its scratch removed, no verdict kept.
 from __future__ import annotations
 
 import logging
-import math
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Annotated, Any, TypeVar
@@ -29,9 +27,6 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from limits import RateLimitItemPerHour
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
 from starlette.requests import ClientDisconnect
@@ -45,6 +40,7 @@ from pitch_ladder.quotas import (
     AuthorLimits,
     QuotaExceeded,
     Usage,
+    check_rate,
     check_stored,
     count_versions,
     limits_of,
@@ -155,7 +151,6 @@ def enable_service(app: FastAPI, settings: ServiceSettings | None = None) -> Non
     if isinstance(source, LadderSource):
         source.ladder.sweep_scratch()
     app.state.checks = CheckQueue(settings.checks_at_once, settings.checks_queued)
-    app.state.upload_rates = MovingWindowRateLimiter(MemoryStorage())
     app.include_router(router)
     app.include_router(pages)
 
@@ -216,7 +211,7 @@ async def submit(
     quota = await run_in_threadpool(limits_of, ladder, author.id, settings.author_limits)
     try:
         with checks.ticket(author.id, quota.checks) as ticket:
-            _count_upload(request, author.id, quota)
+            await run_in_threadpool(check_rate, ladder, author.id, quota)
             stored = await run_in_threadpool(count_versions, ladder, author.id)
             check_stored(quota, Usage(stored, 0))  # the disk is counted once unpacked
             scratch = ladder.folder / SCRATCH_FOLDER
@@ -257,24 +252,6 @@ async def submit(
     if not verdict.new:
         response.status_code = 200
     return shown
-
-
-def _count_upload(request: Request, author: int, quota: AuthorLimits) -> None:
-    """Count an upload against the author's hourly rate (a moving window).
-
-    Raises:
-        QuotaExceeded: the author has sent ``quota.uploads_per_hour`` in the last hour.
-    """
-    rates: MovingWindowRateLimiter = request.app.state.upload_rates
-    per_hour = RateLimitItemPerHour(quota.uploads_per_hour)
-    if rates.hit(per_hour, "uploads", str(author)):
-        return
-    window = rates.get_window_stats(per_hour, "uploads", str(author))
-    raise QuotaExceeded(
-        f"over your limit: {quota.uploads_per_hour} uploads in the last hour; "
-        "send it again when the window has moved on",
-        max(1, math.ceil(window.reset_time - time.time())),
-    )
 
 
 async def _receive_body(request: Request, file: Any, limit: int) -> None:
