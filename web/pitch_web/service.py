@@ -58,7 +58,7 @@ from pitch_ladder.submissions import (
     verdicts,
 )
 
-from .app import render
+from .app import ErrorOut, render
 from .checks import QUEUE_RETRY_S, AuthorBusy, CheckQueue, QueueFull, Stopping, check_upload
 from .models import UtcDateTime
 from .params import GameNumber, SubmissionNumber
@@ -184,15 +184,40 @@ LadderDep = Annotated[Ladder, Depends(_ladder)]
 AuthorDep = Annotated[Author, Depends(_author)]
 
 
+UPLOAD_BODY = {
+    "required": True,
+    "description": (
+        "The bot folder as a gzipped tar archive, the whole body (not a form): what "
+        "`pitch submit` sends. Read as it arrives and cut off at the size limit."
+    ),
+    "content": {"application/gzip": {"schema": {"type": "string", "format": "binary"}}},
+}
+"""The upload as ``/docs`` and clients see it: FastAPI cannot describe a body that the
+route streams itself."""
+UPLOAD_REFUSALS = {
+    400: "the upload ended before its last byte, or its client left before its check",
+    401: "no token, or a bad one",
+    403: "the bot's name is another author's",
+    413: "the archive is over the size limit",
+    422: "the archive or the bot was refused: why, with the bot's stderr tail",
+    429: "over one of the author's limits (Retry-After)",
+    503: "the checks' queue is full (Retry-After)",
+    507: "the server's disk is full (Retry-After)",
+}
+
+
 @router.post(
     "/submissions",
     status_code=201,
     response_model=VerdictOut,
     responses={
-        429: {"description": "over a limit"},
-        503: {"description": "the queue is full"},
-        507: {"description": "the server's disk is full"},
+        200: {"model": VerdictOut, "description": "identical content was already stored"},
+        **{
+            status: {"model": ErrorOut, "description": why}
+            for status, why in UPLOAD_REFUSALS.items()
+        },
     },
+    openapi_extra={"requestBody": UPLOAD_BODY},
 )
 async def submit(
     request: Request, response: Response, ladder: LadderDep, author: AuthorDep
