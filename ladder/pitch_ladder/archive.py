@@ -41,7 +41,7 @@ from typing import BinaryIO
 from pitch_referee.errors import ManifestError
 from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 
-from .errors import LadderError
+from .errors import LadderError, disk_full
 from .scratch import remove_tree
 from .submit import bot_files, read_manifest
 
@@ -380,6 +380,8 @@ def _make_folders(destination: Path, folder: Path, name: str) -> None:
                 f"refused: {name}: {inside} is a file in the archive, not a folder"
             ) from None
         except OSError as error:
+            if disk_full(error):
+                raise
             raise ArchiveError(f"refused: {name}: cannot be made ({error.strerror})") from None
 
 
@@ -406,6 +408,8 @@ def _write_file(
     except FileExistsError:
         raise ArchiveError(f"refused: {name}: in the archive twice") from None
     except OSError as error:
+        if disk_full(error):
+            raise
         raise ArchiveError(f"refused: {name}: cannot be written ({error.strerror})") from None
     source = tar.extractfile(member)
     assert source is not None  # a regular file always has its data

@@ -3,9 +3,11 @@ checked at once, stored versions, and the disk their files take.
 
 The server's settings give every author the same limits (``AuthorLimits``); an admin may
 give one author others (``set_limits``, kept in the ``author_limit`` table, a column left
-empty keeping the server's value). The rates and the checks in flight are counted by the
-server that takes the uploads (``pitch_web.service``); what is stored is counted here,
-from the database and the ladder folder: the author's versions (retired bots' included,
+empty keeping the server's value). The checks in flight are counted by the server that
+takes the uploads (``pitch_web.checks``). The rest is counted here, from the database and
+the ladder folder, so that a restart or a second server process on the same database
+counts the same: the uploads of the last hour are the author's verdicts in it
+(``check_rate``), and what is stored is the author's versions (retired bots' included,
 for their files stay) and the bytes of their files as unpacked and stored, never the
 archive's size (a 200 KB archive may hold a 191 MB bot).
 
@@ -14,17 +16,20 @@ Imports nothing from the web side.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import asdict, dataclass, fields, replace
+from datetime import UTC, timedelta
 from pathlib import Path
 
 from sqlmodel import col, func, select
 
 from .authors import Store, _session, author_named
 from .errors import LadderError
-from .models import AuthorLimit, Bot, BotVersion, now
+from .models import AuthorLimit, Bot, BotVersion, SubmissionVerdict, now
 
 MIB = 1024 * 1024
+HOUR = timedelta(hours=1)
 STORED_RETRY_S = 3600
 """Retry-After for a stored limit (versions, disk): nothing frees with time, so an hour,
 while the author asks an admin or the operator removes versions."""
@@ -35,7 +40,7 @@ class AuthorLimits:
     """What one author may do (the ``[limits]`` table's per-author keys)."""
 
     uploads_per_hour: int = 20
-    """Uploads taken in any hour (a moving window), refused or accepted alike."""
+    """Uploads checked in any hour (a moving window), refused or accepted alike."""
     checks: int = 2
     """The author's uploads being checked, or waiting for a check, at once."""
     versions: int = 50
@@ -164,6 +169,34 @@ def folder_bytes(folder: Path) -> int:
                 continue
             total += status.st_size
     return total
+
+
+def check_rate(store: Store, author_id: int, limits: AuthorLimits) -> None:
+    """Refuse an upload past the author's ``uploads_per_hour`` in the last hour, counted
+    from their verdicts in the database (every upload checked, accepted or refused): at
+    most ``uploads_per_hour`` rows read, newest first, through the (author, id) index.
+
+    Raises:
+        QuotaExceeded: the author's ``uploads_per_hour``-th newest verdict is under an
+            hour old; ``retry_after`` is when it will not be.
+    """
+    with _session(store) as session:
+        recent = session.exec(
+            select(SubmissionVerdict.submitted_at)
+            .where(SubmissionVerdict.author_id == author_id)
+            .order_by(col(SubmissionVerdict.id).desc())
+            .limit(limits.uploads_per_hour)
+        ).all()
+    if len(recent) < limits.uploads_per_hour:
+        return
+    oldest = recent[-1] if recent[-1].tzinfo else recent[-1].replace(tzinfo=UTC)  # SQLite's
+    wait = (oldest + HOUR - now()).total_seconds()
+    if wait > 0:
+        raise QuotaExceeded(
+            f"over your limit: {limits.uploads_per_hour} uploads in the last hour; "
+            "send it again when the window has moved on",
+            math.ceil(wait),
+        )
 
 
 def check_stored(limits: AuthorLimits, used: Usage, adding_bytes: int = 0) -> None:

@@ -34,7 +34,7 @@ from pitch_sdk import reference
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import load_record, log_file, record_result
 
-from .errors import LadderError
+from .errors import LadderError, disk_full
 
 SMOKE_LOG_BUDGET_BYTES = 1024 * 1024
 """What a smoke test's game keeps of each bot's logs, and the conformance check of the
@@ -226,6 +226,8 @@ def _smoke_game(bot: BotManifest, work: Path) -> None:
     try:
         summary = run_match(*entrants, SMOKE_SETTINGS, match, announce=lambda _: None)
     except (MatchError, OSError) as error:
+        if disk_full(error):
+            raise
         raise LadderError(f"refused: the smoke test could not run: {error}") from None
     record = load_record(summary.record_path(summary.games[0])) if summary.games else None
     result = record_result(record) if record else None

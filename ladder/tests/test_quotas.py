@@ -5,6 +5,7 @@ and what an author uses, counted as stored (unpacked), never as uploaded."""
 from __future__ import annotations
 
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -13,16 +14,18 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from ladder_testkit import RANDOM, cli, cli_refusal
 from sqlalchemy import create_engine, inspect
-from sqlmodel import SQLModel
+from sqlmodel import Session, SQLModel
 
 from pitch_ladder.authors import add_author
 from pitch_ladder.database import alembic_config, database_url, migrate
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import SubmissionVerdict, now
 from pitch_ladder.quotas import (
     AuthorLimits,
     QuotaExceeded,
     Usage,
+    check_rate,
     check_stored,
     limits_of,
     override_of,
@@ -106,3 +109,28 @@ def test_disk_use_counts_the_stored_files_unpacked(tmp_path: Path) -> None:
     check_stored(AuthorLimits(versions=2, disk_bytes=700_000), used, adding_bytes=300_000)
     with Ladder.open(tmp_path / "ladder") as ladder:
         assert usage(ladder, ladder.folder, 1) == Usage(0, 0), "local has nothing stored"
+
+
+def test_the_hourly_rate_counts_the_verdicts_of_the_last_hour_and_says_when_one_leaves_it(
+    db_url: str, tmp_path: Path
+) -> None:
+    with Ladder.init(tmp_path / "ladder", db_url) as ladder:
+        add_author(ladder, "alice")
+        author = 2  # after `local`
+        limits = AuthorLimits(uploads_per_hour=2)
+        with Session(ladder.engine) as session:
+            for minutes in (61, 40, 20):  # the first is out of the window
+                session.add(
+                    SubmissionVerdict.model_validate(
+                        {
+                            "author_id": author,
+                            "accepted": False,
+                            "submitted_at": now() - timedelta(minutes=minutes),
+                        }
+                    )
+                )
+            session.commit()
+        check_rate(ladder, author, AuthorLimits(uploads_per_hour=3))
+        with pytest.raises(QuotaExceeded) as over:
+            check_rate(ladder, author, limits)
+        assert 20 * 60 - 5 <= over.value.retry_after <= 20 * 60  # when the one of 40 min ago leaves

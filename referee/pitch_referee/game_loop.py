@@ -89,7 +89,9 @@ async def play_game(
     The bots' seeds are derived from ``secret`` (see ``seeds.bot_seed``): the same secret
     gives seeded bots the same seeds again; without one, a fresh secret is drawn and
     the bots' seeds do not replay. ``timing_grid_ms`` (0: none) releases every request
-    on the game's ``TimingGrid``.
+    on the game's ``TimingGrid``, and the game's end too: sent at once, it would come as
+    long after the last request as its bot thought, a partner's think time to the
+    millisecond.
     """
     secret = secrets.token_bytes(32) if secret is None else secret
     seeds = [bot_seed(secret, game_id, seed, seat) for seat in SEATS]
@@ -99,8 +101,9 @@ async def play_game(
         for seat in SEATS
     ]
     grid = TimingGrid(timing_grid_ms) if timing_grid_ms > 0 else None
+    players = [RemotePlayer(bot, grid) for bot in bots]
     table = Table(
-        [RemotePlayer(bot, grid) for bot in bots],
+        players,
         seed=seed,
         options=options,
         first_dealer=first_dealer,
@@ -112,6 +115,10 @@ async def play_game(
         watchers=watchers,
     )
     played = await table.play()
+    if grid is not None:
+        await grid.release()
+        for player in players:
+            player.send_held_end()
     return GameResult(played.record, played.faults, played.gone)
 
 
@@ -153,6 +160,8 @@ class RemotePlayer:
         """What happened since the bot's last request, as its seat may know it."""
         self.answer_ms: float | None = None
         """How long the bot's last answer took, readable or not (``None``: no answer came)."""
+        self.held_end: pb.RefereeMessage | None = None
+        """The game's end, held for the grid's next tick (``send_held_end``)."""
 
     @property
     def name(self) -> str:
@@ -208,7 +217,17 @@ class RemotePlayer:
             events=self.events,
         )
         self.events = []
-        self.bot.send(pb.RefereeMessage(game_end=end))
+        message = pb.RefereeMessage(game_end=end)
+        if self.grid is None:
+            self.bot.send(message)
+        else:
+            self.held_end = message
+
+    def send_held_end(self) -> None:
+        """Send the game's end held for the grid's tick (``play_game`` waits for it)."""
+        if self.held_end is not None:
+            self.bot.send(self.held_end)
+            self.held_end = None
 
     def _log(self) -> str | None:
         return self.bot.log_name

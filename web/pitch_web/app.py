@@ -21,6 +21,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 from swagger_ui_bundle import swagger_ui_path
 
@@ -94,13 +95,14 @@ def create_app(source: Source) -> FastAPI:
     return app
 
 
-ERROR_SCHEMA = {
-    "title": "Error",
-    "description": "Any refusal or failure: a 4xx or 5xx status and one line saying why.",
-    "type": "object",
-    "properties": {"detail": {"type": "string", "title": "Detail"}},
-    "required": ["detail"],
-}
+class ErrorOut(BaseModel):
+    """Any refusal or failure: a 4xx or 5xx status and one line saying why."""
+
+    model_config = ConfigDict(title="Error")
+    detail: str
+
+
+ERROR_SCHEMA = ErrorOut.model_json_schema()
 
 
 def described_errors(app: FastAPI) -> dict[str, object]:

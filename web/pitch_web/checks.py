@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
 import signal
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.context import SpawnContext, SpawnProcess
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,7 @@ class CheckQueue:
         self._slots: asyncio.Semaphore | None = None
         self._by_author: Counter[int] = Counter()
         self._pool: ProcessPoolExecutor | None = None
+        self._context = RecordingContext()
         self._submitter = ThreadPoolExecutor(1, thread_name_prefix="checks")
         self._closed = False
 
@@ -117,6 +119,10 @@ class CheckQueue:
             if not ticket.turn:
                 self.waiting -= 1
 
+    def processes(self) -> list[BaseProcess]:
+        """The check processes alive now (none before the first check)."""
+        return [process for process in self._context.made if process.is_alive()]
+
     def close(self) -> None:
         """Cancel the waiting checks and kill the running ones (and so their bots)."""
         self._closed = True
@@ -124,7 +130,7 @@ class CheckQueue:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        processes = list(getattr(pool, "_processes", {}).values())  # no public way in 3.11
+        processes = self.processes()
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
@@ -136,9 +142,11 @@ class CheckQueue:
         if self._closed:
             raise RuntimeError("the check queue is closed")
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(
-                self.workers, context, initializer=_start_worker, initargs=(os.getpid(), self.nice)
+                self.workers,
+                self._context,
+                initializer=_start_worker,
+                initargs=(os.getpid(), self.nice),
             )
         return self._pool
 
@@ -207,6 +215,21 @@ class Ticket:
         finally:
             queue.running -= 1
             slots.release()
+
+
+class RecordingContext(SpawnContext):
+    """The spawn context, keeping every process it starts: a ``ProcessPoolExecutor`` made
+    with it has its workers there (the executor has no public list of them), for
+    ``CheckQueue.close`` to kill."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: list[BaseProcess] = []
+
+    def Process(self, *args: Any, **kwargs: Any) -> SpawnProcess:
+        process = SpawnProcess(*args, **kwargs)
+        self.made.append(process)
+        return process
 
 
 def _start_worker(parent: int, nice: int) -> None:

@@ -11,14 +11,15 @@ by ``pitch_ladder.submissions``. These routes exist only when a ladder is served
 Uploads are bounded per author (``pitch_ladder.quotas``: uploads per hour, checks at
 once, stored versions, disk) and by the server's check queue (``checks``): over a limit
 an upload is a 429, a full queue a 503, both with Retry-After and a one-line reason. The
-checks run in processes of their own, so reads never wait for them.
+checks run in processes of their own, so reads never wait for them. A disk that fills
+while an upload is received, unpacked or smoke-tested is the server's trouble, not the
+bot's: a 507 with Retry-After, its scratch removed, no verdict kept.
 """
 
 from __future__ import annotations
 
-import math
+import logging
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Annotated, Any, TypeVar
@@ -26,22 +27,20 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from limits import RateLimitItemPerHour
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
 from starlette.requests import ClientDisconnect
 
 from pitch_ladder.archive import ArchiveLimits
 from pitch_ladder.authors import AuthenticationError, ForbiddenError, authenticate, require_admin
-from pitch_ladder.errors import LadderError
+from pitch_ladder.errors import LadderError, disk_full
 from pitch_ladder.ladder import SCRATCH_FOLDER, Ladder, NotInLadder
 from pitch_ladder.models import Author
 from pitch_ladder.quotas import (
     AuthorLimits,
     QuotaExceeded,
     Usage,
+    check_rate,
     check_stored,
     count_versions,
     limits_of,
@@ -59,13 +58,17 @@ from pitch_ladder.submissions import (
     verdicts,
 )
 
-from .app import render
+from .app import ErrorOut, render
 from .checks import QUEUE_RETRY_S, AuthorBusy, CheckQueue, QueueFull, Stopping, check_upload
 from .models import UtcDateTime
 from .params import GameNumber, SubmissionNumber
 from .source import LadderSource, NotFound
 from .viewer import cached_timeline
 
+log = logging.getLogger("pitch_web.service")
+DISK_FULL_MESSAGE = "the server's disk is full: your upload was not checked; send it again later"
+DISK_FULL_RETRY_S = 600
+"""Retry-After for a full disk: time for the log sweep or the operator to free some."""
 router = APIRouter(prefix="/api", tags=["service"])
 pages = APIRouter()
 T = TypeVar("T")
@@ -148,7 +151,6 @@ def enable_service(app: FastAPI, settings: ServiceSettings | None = None) -> Non
     if isinstance(source, LadderSource):
         source.ladder.sweep_scratch()
     app.state.checks = CheckQueue(settings.checks_at_once, settings.checks_queued)
-    app.state.upload_rates = MovingWindowRateLimiter(MemoryStorage())
     app.include_router(router)
     app.include_router(pages)
 
@@ -182,11 +184,40 @@ LadderDep = Annotated[Ladder, Depends(_ladder)]
 AuthorDep = Annotated[Author, Depends(_author)]
 
 
+UPLOAD_BODY = {
+    "required": True,
+    "description": (
+        "The bot folder as a gzipped tar archive, the whole body (not a form): what "
+        "`pitch submit` sends. Read as it arrives and cut off at the size limit."
+    ),
+    "content": {"application/gzip": {"schema": {"type": "string", "format": "binary"}}},
+}
+"""The upload as ``/docs`` and clients see it: FastAPI cannot describe a body that the
+route streams itself."""
+UPLOAD_REFUSALS = {
+    400: "the upload ended before its last byte, or its client left before its check",
+    401: "no token, or a bad one",
+    403: "the bot's name is another author's",
+    413: "the archive is over the size limit",
+    422: "the archive or the bot was refused: why, with the bot's stderr tail",
+    429: "over one of the author's limits (Retry-After)",
+    503: "the checks' queue is full (Retry-After)",
+    507: "the server's disk is full (Retry-After)",
+}
+
+
 @router.post(
     "/submissions",
     status_code=201,
     response_model=VerdictOut,
-    responses={429: {"description": "over a limit"}, 503: {"description": "the queue is full"}},
+    responses={
+        200: {"model": VerdictOut, "description": "identical content was already stored"},
+        **{
+            status: {"model": ErrorOut, "description": why}
+            for status, why in UPLOAD_REFUSALS.items()
+        },
+    },
+    openapi_extra={"requestBody": UPLOAD_BODY},
 )
 async def submit(
     request: Request, response: Response, ladder: LadderDep, author: AuthorDep
@@ -195,8 +226,9 @@ async def submit(
 
     201 with the stored version, 200 when identical content was already stored, 422 when
     the archive or the bot was refused (the reason, with the bot's stderr tail), 413 over
-    the size limit, 403 for another author's bot name, 429 over one of the author's limits
-    and 503 when the checks' queue is full (both with Retry-After).
+    the size limit, 403 for another author's bot name, 429 over one of the author's limits,
+    503 when the checks' queue is full and 507 when the server's disk is (all three with
+    Retry-After; a full disk keeps no verdict, since the bot is not at fault).
     """
     settings: ServiceSettings = request.app.state.service
     checks: CheckQueue = request.app.state.checks
@@ -204,7 +236,7 @@ async def submit(
     quota = await run_in_threadpool(limits_of, ladder, author.id, settings.author_limits)
     try:
         with checks.ticket(author.id, quota.checks) as ticket:
-            _count_upload(request, author.id, quota)
+            await run_in_threadpool(check_rate, ladder, author.id, quota)
             stored = await run_in_threadpool(count_versions, ladder, author.id)
             check_stored(quota, Usage(stored, 0))  # the disk is counted once unpacked
             scratch = ladder.folder / SCRATCH_FOLDER
@@ -232,6 +264,11 @@ async def submit(
         raise HTTPException(403, str(error)) from None
     except ClientDisconnect:
         raise HTTPException(400, "the upload ended before its last byte") from None
+    except OSError as error:  # from this process (the body) or the check's
+        if not disk_full(error):
+            raise
+        log.error("an upload was turned away: the ladder's disk is full (%s)", error.strerror)
+        return _later(507, DISK_FULL_MESSAGE, DISK_FULL_RETRY_S)
     if verdict is None:  # the client left while its check waited: nobody reads this
         raise HTTPException(400, "the client left before its check began")
     shown = VerdictOut(**asdict(verdict))
@@ -240,24 +277,6 @@ async def submit(
     if not verdict.new:
         response.status_code = 200
     return shown
-
-
-def _count_upload(request: Request, author: int, quota: AuthorLimits) -> None:
-    """Count an upload against the author's hourly rate (a moving window).
-
-    Raises:
-        QuotaExceeded: the author has sent ``quota.uploads_per_hour`` in the last hour.
-    """
-    rates: MovingWindowRateLimiter = request.app.state.upload_rates
-    per_hour = RateLimitItemPerHour(quota.uploads_per_hour)
-    if rates.hit(per_hour, "uploads", str(author)):
-        return
-    window = rates.get_window_stats(per_hour, "uploads", str(author))
-    raise QuotaExceeded(
-        f"over your limit: {quota.uploads_per_hour} uploads in the last hour; "
-        "send it again when the window has moved on",
-        max(1, math.ceil(window.reset_time - time.time())),
-    )
 
 
 async def _receive_body(request: Request, file: Any, limit: int) -> None:

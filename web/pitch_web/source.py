@@ -217,7 +217,7 @@ class LadderSource:
 
         self.ladder = Ladder.open(folder, db)
         self.folder = self.ladder.folder
-        self.title = f"ladder {self.folder.name}"
+        self.title = self.folder.name
         self.refit = Refit(self.ladder.engine)
 
     def record(self, key: str) -> dict[str, Any]:

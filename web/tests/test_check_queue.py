@@ -4,6 +4,7 @@ the server within the documented time, its sandboxed bots killed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -27,6 +28,7 @@ from pitch_ladder.archive import pack  # noqa: E402
 from pitch_ladder.authors import add_author  # noqa: E402
 from pitch_ladder.ladder import Ladder  # noqa: E402
 from pitch_web import create_app  # noqa: E402
+from pitch_web.checks import CheckQueue, Stopping  # noqa: E402
 from pitch_web.service import ServiceSettings, close_service, enable_service  # noqa: E402
 from pitch_web.source import LadderSource  # noqa: E402
 
@@ -105,6 +107,25 @@ def test_a_queued_check_whose_client_left_is_dropped_before_it_starts(
     finally:
         close_service(app)
         source.close()
+
+
+def test_close_kills_the_check_processes_that_it_lists_and_stops_their_checks() -> None:
+    async def check_then_close() -> tuple[list, list]:
+        queue = CheckQueue(workers=1, queued=1)
+        never = asyncio.Event()
+        with queue.ticket(author=1, per_author=1) as ticket:
+            running = asyncio.ensure_future(ticket.run(never.wait, time.sleep, 120))
+            while not (queue.running and queue.processes()):
+                await asyncio.sleep(0.05)
+            workers = queue.processes()
+            queue.close()
+            with pytest.raises(Stopping):
+                await running
+        return workers, queue.processes()
+
+    workers, left = asyncio.run(check_then_close())
+    assert len(workers) == 1 and not workers[0].is_alive()
+    assert left == []
 
 
 def _processes_mentioning(text: str) -> list[str]:

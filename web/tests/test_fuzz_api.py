@@ -4,7 +4,8 @@ uvicorn on a free port over a ladder on SQLite, and on PostgreSQL when
 and every answer must match the schema and content type that ``/docs`` describes.
 
 Both valid and invalid requests are generated (Schemathesis' positive and negative
-modes). Requests carry an admin's token, so the service's routes are reached past their 401.
+modes). Requests carry an admin's token, so the service's routes are reached past their 401,
+and uploads carry generated bodies (the archive, as ``/docs`` describes it).
 Each operation gets ``EXAMPLES`` generated cases (valid and invalid), which keeps a run
 near half a minute per server; ``PITCH_FUZZ_EXAMPLES`` raises it for a longer hunt.
 """
@@ -47,6 +48,16 @@ pytestmark = pytest.mark.slow
 
 EXAMPLES = int(os.environ.get("PITCH_FUZZ_EXAMPLES", "10"))
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+ARCHIVES_SENT: list[int] = []
+"""The sizes of the upload bodies sent, as ``archive_body`` serialized them."""
+
+
+@schemathesis.serializer("application/gzip")
+def archive_body(context: schemathesis.SerializationContext, value: Any) -> bytes:
+    """An upload's body (a binary string, as ``/docs`` describes it), sent as generated."""
+    body = value if isinstance(value, bytes) else value.data
+    ARCHIVES_SENT.append(len(body))
+    return body
 
 
 @pytest.fixture(
@@ -86,6 +97,7 @@ def test_no_route_answers_a_5xx_or_off_its_schema(served: tuple[str, str]) -> No
     address, token = served
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     schema = schemathesis.openapi.from_url(f"{address}/api/openapi.json")
+    ARCHIVES_SENT.clear()
     failures, operations = [], 0
     for found in schema.get_all_operations():
         operation = found.ok()
@@ -111,6 +123,7 @@ def test_no_route_answers_a_5xx_or_off_its_schema(served: tuple[str, str]) -> No
                 failures.append(f"{operation.label} ({mode.value}): {error}")
     assert operations >= 10
     assert not failures, "\n\n".join(failures)
+    assert bool(ARCHIVES_SENT) == bool(token), "a ladder's uploads are fuzzed with bodies"
 
 
 def _modes(operation: Any) -> list[GenerationMode]:

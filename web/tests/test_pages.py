@@ -167,3 +167,21 @@ def test_standings_show_the_team_models_rating_beside_elo_when_bots_partnered(
         assert shown == f"{detail['team']['mu']:.0f}" and detail["team"]["games"] == 6
         screenshot("bot-with-partners")
     source.close()
+
+
+@pytest.mark.parametrize("folder", ["ladder", "arena"])
+def test_the_nav_names_each_place_in_one_word(tmp_path: Path, folder: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from pitch_ladder.ladder import Ladder
+
+    Ladder.init(tmp_path / folder).close()
+    source = LadderSource(tmp_path / folder)
+    try:
+        page = TestClient(create_app(source)).get("/").text
+    finally:
+        source.close()
+    nav = re.search(r"<nav>(.*?)</nav>", page, re.S)
+    assert nav is not None
+    links = re.findall(r">([^<]*)</a>", nav.group(1))
+    assert links == [folder, "matches", "games", "live", "API"]  # "ladder ladder" before

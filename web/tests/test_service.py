@@ -257,3 +257,25 @@ def test_a_folder_of_records_has_no_service(tmp_path: Path) -> None:
     enable_service(app)
     answer = TestClient(app).get("/api/health")
     assert answer.status_code == 404 and "not a ladder" in answer.json()["detail"]
+
+
+def test_the_openapi_description_declares_the_upload_body_and_every_answer(
+    arena: Arena, tmp_path: Path
+) -> None:
+    upload = arena.client.get("/api/openapi.json").json()["paths"]["/api/submissions"]["post"]
+    body = upload["requestBody"]  # none before: clients and the fuzzer saw no body
+    assert body["required"] is True
+    ((content_type, media),) = body["content"].items()
+    assert media["schema"] == {"type": "string", "format": "binary"}
+    verdict = {"$ref": "#/components/schemas/VerdictOut"}
+    answers = upload["responses"]
+    assert [
+        answers[status]["content"]["application/json"]["schema"] for status in ("200", "201")
+    ] == [verdict] * 2
+    refusals = ("400", "401", "403", "413", "422", "429", "503", "507")
+    assert all(
+        answers[status]["content"]["application/json"]["schema"] != verdict for status in refusals
+    )
+    headers = {**arena.as_("alice"), "Content-Type": content_type}
+    sent = arena.client.post("/api/submissions", content=_packed(GREEDY, tmp_path), headers=headers)
+    assert sent.status_code == 201

@@ -35,6 +35,7 @@ class Arena:
 
     def __init__(self, folder: Path, db_url: str, settings: ServiceSettings) -> None:
         Ladder.init(folder, db_url).close()
+        self.db_url = db_url
         self.source = LadderSource(folder, db_url)
         self.ladder = self.source.ladder
         self.tokens = {}
@@ -43,6 +44,20 @@ class Arena:
             issued = add_author(self.ladder, name, admin=name == "operator")
             self.tokens[name] = issued.token
             self.ids[name] = len(self.ids) + 2  # after `local`
+        self._serve(settings)
+
+    @classmethod
+    def beside(cls, other: Arena) -> Arena:
+        """Another server of ``other``'s ladder and database, with its settings."""
+        arena = cls.__new__(cls)
+        arena.db_url = other.db_url
+        arena.source = LadderSource(other.ladder.folder, other.db_url)
+        arena.ladder = arena.source.ladder
+        arena.tokens, arena.ids = other.tokens, other.ids
+        arena._serve(other.app.state.service)
+        return arena
+
+    def _serve(self, settings: ServiceSettings) -> None:
         self.app = create_app(self.source)
         enable_service(self.app, settings)
         self.client = TestClient(self.app)
@@ -104,6 +119,23 @@ def test_uploads_past_the_hourly_limit_are_429_until_an_admin_raises_it(arena_wi
     )
     assert raised.status_code == 200 and raised.json()["limits"]["uploads_per_hour"] == 10
     assert arena.upload("alice").status_code == 422
+
+
+def test_the_hourly_limit_counts_uploads_taken_by_any_server_of_the_ladder_and_before_a_restart(
+    arena_with,
+) -> None:
+    first = arena_with(uploads_per_hour=2)
+    second = Arena.beside(first)  # a second server process on the same database
+    assert [first.upload("alice").status_code, second.upload("alice").status_code] == [422, 422]
+    assert _refused_later(first.upload("alice")).startswith("over your limit: 2 uploads")
+    assert _refused_later(second.upload("alice")).startswith("over your limit: 2 uploads")
+    second.close()
+    restarted = Arena.beside(first)
+    try:
+        assert _refused_later(restarted.upload("alice")).startswith("over your limit: 2 uploads")
+        assert restarted.upload("bob").status_code == 422
+    finally:
+        restarted.close()
 
 
 def test_an_author_with_their_checks_at_once_in_the_queue_is_429(arena_with) -> None:
