@@ -15,7 +15,7 @@ import contextlib
 import os
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -26,12 +26,13 @@ from pitch_sdk.grpc_io import io_setting
 
 from .connection import BotConnection, RefereeService
 from .errors import BotStartError, BotTerminatedError
+from .logindex import LogTag, index_path
 from .manifest import BotManifest
 
 LOG_CAP_BYTES = 10 * 1024 * 1024
-"""What one log file keeps at most, across every process that writes it (a bot
-restarted after a fault appends to its seat's file): the default where a match does not
-share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
+"""What one log file and its index (``logindex``) keep at most, across every process that
+writes them (a bot restarted after a fault appends to its seat's file): the default where
+a match does not share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
 SHUTDOWN_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
 
@@ -156,6 +157,9 @@ class BotProcess:
         self._closing: asyncio.Future[None] | None = None
         self.start_error: BotStartError | None = None
         """Set when the bot could not be started; it then plays no decision."""
+        self.log_tag: LogTag | None = None
+        """Where the bot's game stands, set by its seat: the lines it writes from now on
+        are indexed under it (``logindex``)."""
 
     @classmethod
     async def spawn(
@@ -182,7 +186,7 @@ class BotProcess:
             launched = await launcher.launch(manifest, env)
             bot.process, bot.controls = launched.process, launched.controls
             bot._log_task = asyncio.create_task(
-                _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes)
+                _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes, bot._tag)
             )
             bot.connection = await bot._await_hello(hello, options.start_timeout_s)
             bot.controls.pause()
@@ -192,6 +196,9 @@ class BotProcess:
             raise
         bot._watch_task = asyncio.create_task(bot._watch_exit())
         return bot
+
+    def _tag(self) -> LogTag | None:
+        return self.log_tag
 
     async def _await_hello(
         self, hello: asyncio.Future[BotConnection], limit_s: float
@@ -326,23 +333,43 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         os.killpg(pid, sig)
 
 
-async def _copy_capped(stream: asyncio.StreamReader | None, path: Path, cap: int) -> None:
-    """Copy the bot's output to ``path`` until the file holds ``cap`` bytes, then drain and
-    drop the rest. The cap is the file's, not this process's: a bot restarted after a
-    fault, or a match resumed, appends to what its seat wrote before, and no more."""
+async def _copy_capped(
+    stream: asyncio.StreamReader | None, path: Path, cap: int, tag: Callable[[], LogTag | None]
+) -> None:
+    """Copy the bot's output to ``path`` until the file and its index hold ``cap`` bytes,
+    then drain and drop the rest. The cap is the files', not this process's: a bot
+    restarted after a fault, or a match resumed, appends to what its seat wrote before,
+    and no more. The index gets an entry where the first line under a new ``tag()``
+    starts (``logindex``)."""
     if stream is None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
+    index = index_path(path)
     with path.open("ab") as log:
-        written = path.stat().st_size
+        offset = path.stat().st_size
+        written = offset + (index.stat().st_size if index.exists() else 0)
+        indexed: LogTag | None = None
+        line_start = True
         while chunk := await stream.read(65536):
-            if written < cap:
-                kept = chunk[: cap - written]
-                log.write(kept)
-                written += len(kept)
-                if written >= cap:
-                    log.write(
-                        f"\n[pitch referee: log truncated at {cap} bytes; "
-                        "further output was discarded]\n".encode()
-                    )
-                log.flush()
+            if written >= cap:
+                continue
+            kept = chunk[: cap - written]
+            current = tag()
+            start = 0 if line_start else kept.find(b"\n") + 1 or len(kept)
+            if current is not None and current != indexed and start < len(kept):
+                entry = current.entry(offset + start)
+                with index.open("ab") as entries:  # opened only by a bot that logs in games
+                    entries.write(entry)
+                written += len(entry)
+                indexed = current
+                kept = kept[: max(0, cap - written)]
+            log.write(kept)
+            offset += len(kept)
+            written += len(kept)
+            line_start = kept.endswith(b"\n")
+            if written >= cap:
+                log.write(
+                    f"\n[pitch referee: log truncated at {cap} bytes; "
+                    "further output was discarded]\n".encode()
+                )
+            log.flush()

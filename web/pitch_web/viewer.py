@@ -18,10 +18,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from pitch_referee.match.folder import RECORD_SUFFIXES
+from pitch_sdk.record import match_folder
 
 from .app import render
 from .botlogs import game_log_lines
-from .source import LadderSource, Source, match_folder
+from .source import LadderSource, Source
 from .standalone import script_json
 from .timeline import timeline
 
