@@ -33,8 +33,10 @@ _LIBRARY = re.compile(
     r"site-packages|dist-packages|/pitch_sdk/|/lib/python3\.\d+/|node_modules|node:"
 )
 """A frame's file that is not the bot's own."""
-_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b")
+_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt)\b")
 """A line that names an exception, outside a Python traceback (Node's ``Error: ...``)."""
+_CARETS = re.compile(r"^\s*[\^~]+\s*$")
+"""Python's marks under the failing expression of a frame: left out of an excerpt."""
 
 
 def clip(line: str, width: int = LINE_BYTES) -> str:
@@ -131,7 +133,8 @@ def excerpt(
         found = _FRAME.match(tail[end])
         if found:
             frame = library_frames if _LIBRARY.search(found.group(1)) else own_frames
-        frame.append(tail[end])
+        if not _CARETS.match(tail[end]):
+            frame.append(tail[end])
         end += 1
     exception = tail[end : end + 1]
     first = [*exception, *([_TRACEBACK] if own_frames else []), *own_frames]
