@@ -115,13 +115,18 @@ def exception_line(lines: list[str]) -> str | None:
 def excerpt(
     path: Path, lines: int, *, after: str | None = None, width: int = LINE_BYTES
 ) -> list[str]:
-    """At most ``lines`` lines of the log at ``path`` for a verdict, the bot's own first.
+    """At most ``lines`` lines of the log at ``path`` for a verdict, the bot's own first
+    (``bot_first``)."""
+    return bot_first(log_tail(path, EXCERPT_SCAN_LINES, after=after, width=width), lines)
+
+
+def bot_first(tail: list[str], lines: int) -> list[str]:
+    """At most ``lines`` of a bot's last lines ``tail``, the bot's own first.
 
     Its last traceback is split: the bot's lines outside it, then its exception and the
     frames in the bot's own files, and last the frames of libraries, each a frame's
-    ``File`` line and its source line. Without a traceback, ``log_tail``'s last lines.
+    ``File`` line and its source line. Without a traceback, the last lines.
     """
-    tail = log_tail(path, EXCERPT_SCAN_LINES, after=after, width=width)
     if _TRACEBACK not in tail:
         return tail[-lines:] if lines else []
     start = len(tail) - 1 - tail[::-1].index(_TRACEBACK)

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pitch_referee.logindex import LogTag
-from pitch_referee.logtail import exception_line
+from pitch_referee.logtail import bot_first, exception_line
 from pitch_sdk.actions import Bid, Decision
 from pitch_sdk.cards import (
     DEUCE,
@@ -44,6 +44,8 @@ from pitch_sdk.walk import Dealt, Step, walk
 
 FORMAT = "pitch-timeline"
 VERSION = 1
+FAULT_LINES = 20
+"""A fault step's last lines of its bot, as many as a verdict quotes."""
 SEATS = range(4)
 _BEFORE_THE_FILL = (Phase.BID, Phase.TRUMP, Phase.DISCARD, Phase.PICKUP)
 
@@ -62,7 +64,7 @@ def timeline(
     came while its bot was asked for a decision (``asked``, the default) is at that
     decision's step, or at the fault step where the bot failed it; a line that came after
     the hand's first ``decision`` decisions is at the last of them (at the deal for none).
-    A fault step says the exception among its bot's lines up to it, when there is one.
+    A fault step carries its bot's last lines up to it and the exception among them.
 
     A record that stops replaying (the engine disagrees with it) gives the steps up to
     there, and the header's ``discrepancy`` says what is wrong.
@@ -83,7 +85,7 @@ def timeline(
             builder.decided(event)
     builder.faults_left()
     aligned = builder.aligned_logs(logs)
-    builder.exceptions(aligned)
+    builder.fault_lines(aligned)
     outcome = replayed.state.outcome if replayed.ok else None
     if outcome is not None:
         builder.steps.append(
@@ -240,10 +242,13 @@ class _TimelineBuilder:
             return self.at_decision.get((hand, under))
         return self.at_deal.get(hand, 0 if hand == 0 and self.steps else None)
 
-    def exceptions(self, aligned: Sequence[dict[str, Any]]) -> None:
-        """Each fault step's ``exception``: the last one its bot logged up to that step."""
+    def fault_lines(self, aligned: Sequence[dict[str, Any]]) -> None:
+        """Each fault step's ``last``: its bot's last lines up to that step, its own and its
+        exception first (as a verdict quotes them), and that ``exception``, if it logged one."""
         for (seat, _, _), at in self.at_fault.items():
             before = [line["t"] for line in aligned if line["s"] == seat and _upto(line, at)]
+            if before:
+                self.steps[at]["last"] = bot_first(before, FAULT_LINES)
             found = exception_line(before)
             if found is not None:
                 self.steps[at]["exception"] = found

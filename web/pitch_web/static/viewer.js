@@ -34,7 +34,6 @@
   const RANKS = "23456789TJQKA";
   const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
   const STEP_MS = 900;
-  const FAULT_LINES = 20; // a fault step shows its bot's last lines, as a verdict quotes them
   const TERMINATIONS = {
     target: "reached the target",
     moon: "shot the moon",
@@ -717,11 +716,12 @@
           el("span", { class: `who team${this.teamOf(line.s)}` }, `seat ${line.s}`), " ", line.t);
       const nodes = [];
       if (step && step.k === "fault") {
-        const last = shown.filter((line) => line.s === step.seat && placed(line) && line.at <= this.position).slice(-FAULT_LINES);
+        const own = this.sees(step.seat);
+        const last = own ? step.last || [] : [];
         nodes.push(el("div", { class: "pv-fault-logs", "data-testid": "fault-logs" },
           el("div", { class: "label" }, `seat ${step.seat} ${step.kind}: ${step.detail}`),
-          ...(step.exception ? [el("div", { class: "exception", "data-testid": "fault-exception" }, step.exception)] : []),
-          ...(last.length ? [el("div", { class: "label" }, "its last lines:"), ...last.map(lineNode)] : [])));
+          ...(own && step.exception ? [el("div", { class: "exception", "data-testid": "fault-exception" }, step.exception)] : []),
+          ...(last.length ? [el("div", { class: "label" }, "its last lines, its own first:"), ...last.map((text) => el("div", { class: "log-line" }, text))] : [])));
       } else {
         const here = shown.filter((line) => line.at === this.position);
         nodes.push(el("div", { class: "pv-step-logs", "data-testid": "step-logs" },
