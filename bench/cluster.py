@@ -42,9 +42,9 @@ from distributed import Client
 
 from pitch_ladder.cluster import ClusterExecutor, ClusterWorkers
 from pitch_referee.match import Entrant, MatchSettings, Workers, run_match, run_workers
+from pitch_sdk import reference
 from pitch_sdk.record import load_record
 
-ROOT = Path(__file__).resolve().parents[1]
 HAND_CAP = 60
 
 
@@ -52,8 +52,8 @@ def play(
     workers: Workers, concurrency: int, games: int, seed: int, out: Path
 ) -> tuple[float, float]:
     """One match; its wall-clock seconds and this process's CPU seconds."""
-    a = Entrant.from_folder(ROOT / "sample_bots" / "greedy")
-    b = Entrant.from_folder(ROOT / "sample_bots" / "random")
+    a = Entrant.from_folder(reference.folder("greedy"))
+    b = Entrant.from_folder(reference.folder("random"))
     settings = MatchSettings(
         games=games, seed=seed, concurrency=concurrency, rules={"hand_cap": HAND_CAP}
     )
@@ -116,7 +116,7 @@ def ladder_owner_cpu(
     with Ladder.init(folder, db) as ladder:
         for name, sample in (("greedy", "greedy"), ("random", "random"), ("g2", "greedy"),
                              ("r2", "random")):  # fmt: skip
-            ladder.submit(ROOT / "sample_bots" / sample, name)
+            ladder.submit(reference.folder(sample), name)
         executor = ClusterExecutor(client, window(2))
         cpu, main = time.process_time(), time.thread_time()
         report = ladder.run(1, games, {"hand_cap": HAND_CAP}, executor=executor, workers=2)

@@ -3,8 +3,9 @@
 Run by hand: ``uv run python bench/ladder.py``. Results go in ``bench/RESULTS.md`` under
 "## ladder".
 
-Eight bots (the two sample bots, four times each under different names) play a full round
-robin, 28 duplicate matches, each way on the same machine in the same run, alternating
+Eight bots (the reference bots random and greedy, four times each under different names)
+play a full round robin, 28 duplicate matches, each way on the same machine in the same
+run, alternating
 (bare, ladder, ladder, bare, ...; round N of both uses the same seeds):
 
 - through the ladder (``Ladder.run``): the run lock, match rows, the process pool, records
@@ -36,8 +37,8 @@ from pitch_ladder.ownership import deal_secret
 from pitch_ladder.schedule import match_settings, round_robin
 from pitch_referee.manifest import load_manifest
 from pitch_referee.match import Entrant, MatchSettings, run_match
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[1]
 BOTS = {f"{sample}-{n}": sample for sample in ("greedy", "random") for n in range(1, 5)}
 RULES = {"hand_cap": 30}
 """Two random bots can need a hundred hands to reach 55; the cap keeps the bench short."""
@@ -98,7 +99,7 @@ def measure(folder: Path, games: int, workers: int, repeats: int) -> dict[str, l
     rates: dict[str, list[float]] = {"bare": [], "ladder": []}
     with Ladder.init(folder) as ladder:
         for name, sample in BOTS.items():
-            ladder.submit(ROOT / "sample_bots" / sample, name)
+            ladder.submit(reference.folder(sample), name)
         for number in range(1, repeats + 1):
             order = ("bare", "ladder") if number % 2 else ("ladder", "bare")
             for kind in order:  # bare, ladder, ladder, bare...: drift hits both alike

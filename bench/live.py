@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from pitch_sdk import reference
 
 
 class NullFeed:
@@ -126,8 +126,8 @@ def in_process(games: int, folder: Path) -> dict[str, float]:
 def real_matches(games: int, rounds: int, folder: Path) -> tuple[dict[str, list[float]], Any]:
     from pitch_referee.match import Entrant, MatchSettings, run_match, running
 
-    greedy = Entrant.from_argument(str(ROOT / "sample_bots" / "greedy"))
-    random = Entrant.from_argument(str(ROOT / "sample_bots" / "random"))
+    greedy = Entrant.from_argument(str(reference.folder("greedy")))
+    random = Entrant.from_argument(str(reference.folder("random")))
     settings = MatchSettings(
         games=games, seed=1, concurrency=1, sandbox="off", rules={"hand_cap": 60}
     )

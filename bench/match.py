@@ -23,17 +23,16 @@ from pathlib import Path
 
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_referee.stats import Pentanomial, Trinomial
+from pitch_sdk import reference
 from pitch_sdk.bot import Bot
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def throughput(games: int, concurrency: int, rules: dict, affinity: bool = True) -> float:
-    a = Entrant.from_argument(str(ROOT / "sample_bots" / "greedy"))
-    b = Entrant.from_argument(str(ROOT / "sample_bots" / "random"))
+    a = Entrant.from_argument(str(reference.folder("greedy")))
+    b = Entrant.from_argument(str(reference.folder("random")))
     settings = MatchSettings(
         games=games, seed=1, concurrency=concurrency, rules=rules, affinity=affinity
     )

@@ -33,7 +33,7 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from pitch_sdk import reference
 
 
 def _peaks() -> dict[str, float]:
@@ -46,7 +46,7 @@ def _peaks() -> dict[str, float]:
 def one_match(games: int, folder: Path, concurrency: int) -> dict:
     from pitch_referee.match import Entrant, MatchSettings, run_match
 
-    bot = Entrant.from_argument(str(ROOT / "sample_bots" / "random"))
+    bot = Entrant.from_argument(str(reference.folder("random")))
     options = {"games": games, "seed": 1, "concurrency": concurrency, "sandbox": "off"}
     options["rules"] = {"hand_cap": 1}
     if "compress_records" in {item.name for item in fields(MatchSettings)}:

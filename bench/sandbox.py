@@ -3,7 +3,7 @@
 Run by hand: ``uv run python bench/sandbox.py``. Results go in ``bench/RESULTS.md``.
 Everything is measured in one run, on and off interleaved, and reported as ratios.
 
-- spawn to hello: starting the random sample bot until the referee has its hello, as a
+- spawn to hello: starting the random reference bot until the referee has its hello, as a
   plain process and in the sandbox (bubblewrap, a cgroup, setpriv). Target: at most
   50 ms more.
 - games per second: games between four greedy bots through one referee, on and off.
@@ -15,6 +15,7 @@ Everything is measured in one run, on and off interleaved, and reported as ratio
 
 from __future__ import annotations
 
+from pitch_sdk import reference
 from pitch_sdk.grpc_io import prefer_classic_io
 
 prefer_classic_io()  # before grpc loads (GRPC_EXPERIMENTS= measures the EventEngine path)
@@ -38,9 +39,8 @@ from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
 from pitch_referee.sandbox import SandboxLauncher, SandboxLimits, unavailable_reason
 from pitch_sdk.options import RuleOptions
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM_BOT = load_manifest(ROOT / "sample_bots" / "random")
-GREEDY_BOT = load_manifest(ROOT / "sample_bots" / "greedy")
+RANDOM_BOT = load_manifest(reference.folder("random"))
+GREEDY_BOT = load_manifest(reference.folder("greedy"))
 
 
 async def spawn_to_hello(launcher: Launcher, folder: Path) -> float:

@@ -59,9 +59,9 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import BotVersion, Match
 from pitch_ladder.pairing import PairingSettings
 from pitch_ladder.scheduler import Scheduler, SchedulerSettings
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 BOTS = {f"{sample}-{n}": sample for sample in ("greedy", "random") for n in range(1, 5)}
 RULES = {"hand_cap": 30}
 
@@ -262,7 +262,7 @@ def scheduler_overhead(scratch: Path, steps: int, workers: int, repeats: int) ->
     rates: dict[str, list[float]] = {"scheduler": [], "bare": []}
     with Ladder.init(folder) as ladder:
         for name, sample in BOTS.items():
-            ladder.submit(ROOT / "sample_bots" / sample, name)
+            ladder.submit(reference.folder(sample), name)
         with (
             Scheduler(ladder, settings, workers=workers) as scheduler,
             local_executor(workers) as bare_pool,

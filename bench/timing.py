@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from pitch_sdk import reference
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -33,7 +35,7 @@ def measure(slow_ms: int, grid_ms: int, sandbox: str, games: int) -> str:
         started = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "pitch_cli", "match", str(bot),
-             str(ROOT / "sample_bots" / "random"), "--games", str(games), "--seed", "3",
+             str(reference.folder("random")), "--games", str(games), "--seed", "3",
              "--rule", "hand_cap=4", "--sandbox", sandbox, "--concurrency", "2",
              "--timing-grid", str(grid_ms), "--out", str(out)],
             check=True, capture_output=True,

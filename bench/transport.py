@@ -9,13 +9,14 @@ path instead of the classic one the SDK chooses (see ``pitch_sdk/__init__.py``).
   message types, with empty views: what any Python referee would pay.
 - rotating floor: the same echo, asked of four client processes in turn, as a game asks
   its four seats: what one process per seat costs before any work.
-- referee: four random sample bots playing through the referee; wall time divided by
+- referee: four random reference bots playing through the referee; wall time divided by
   the number of non-forced decisions (each is one round trip carrying a full view).
-- spawn to hello: starting the random sample bot until the referee has its hello.
+- spawn to hello: starting the random reference bot until the referee has its hello.
 """
 
 from __future__ import annotations
 
+from pitch_sdk import reference
 from pitch_sdk.grpc_io import prefer_classic_io
 
 prefer_classic_io()  # before grpc loads (GRPC_EXPERIMENTS= measures the EventEngine path)
@@ -40,8 +41,7 @@ from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk._proto import pitch_pb2_grpc
 from pitch_sdk.options import RuleOptions
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM_BOT = ROOT / "sample_bots" / "random"
+RANDOM_BOT = reference.folder("random")
 
 
 async def echo_client(address: str, token: str) -> None:

@@ -1,4 +1,4 @@
-"""Bot folders for tests: sample bots under other names, for tests that need several
+"""Bot folders for tests: reference bots under other names, for tests that need several
 different bots (bots are told apart by name: four-bot matches, the ladder), and the test
 bots of this folder made into bot folders."""
 
@@ -8,16 +8,14 @@ import shutil
 from pathlib import Path
 
 from pitch_referee.match import Entrant
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = {"greedy": ROOT / "sample_bots" / "greedy", "random": ROOT / "sample_bots" / "random"}
+from pitch_sdk import reference
 
 
 def renamed_sample(sample: str, name: str, where: Path) -> Entrant:
-    """A copy of the sample bot ``sample`` named ``name``, made in ``where`` once."""
+    """A copy of the reference bot ``sample`` named ``name``, made in ``where`` once."""
     folder = where / name
     if not folder.exists():
-        shutil.copytree(SAMPLES[sample], folder)
+        shutil.copytree(reference.folder(sample), folder)
         manifest = folder / "bot.toml"
         manifest.write_text(manifest.read_text().replace(f'name = "{sample}"', f'name = "{name}"'))
     return Entrant.from_folder(folder)

@@ -30,6 +30,7 @@ from pitch_ladder.submit import copy_bot
 from pitch_referee.conformance import check_bot
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits
+from pitch_sdk import reference
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.cards import POINTS, STRENGTH, TRUMPS
@@ -44,7 +45,7 @@ from sandbox_testkit import sandbox_or_skip  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ROOT / "sample_bots" / "js"
-GREEDY = ROOT / "sample_bots" / "greedy"
+GREEDY = reference.folder("greedy")
 CONTRACT = ROOT / "proto" / "pitch" / "v1" / "pitch.proto"
 NPM_INSTALL = ["install", "--no-package-lock", "--no-audit", "--no-fund", "--no-bin-links"]
 

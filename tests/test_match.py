@@ -23,12 +23,12 @@ from pitch_referee.match import (
     schedule,
 )
 from pitch_referee.seeds import bot_seed
+from pitch_sdk import reference
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import load_record, replay
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
-GREEDY = ROOT / "sample_bots" / "greedy"
+RANDOM = reference.folder("random")
+GREEDY = reference.folder("greedy")
 
 pytestmark = pytest.mark.slow
 

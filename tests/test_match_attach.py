@@ -9,12 +9,12 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
+from pitch_sdk import reference
+
+RANDOM = reference.folder("random")
 
 pytestmark = pytest.mark.slow
 

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import app
+from pitch_sdk import reference
 from pitch_sdk.record import load_record
 
 HERE = Path(__file__).parent
@@ -22,8 +23,7 @@ if str(HERE) not in sys.path:
 
 from bot_copies import renamed_sample  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-GREEDY, RANDOM = ROOT / "sample_bots" / "greedy", ROOT / "sample_bots" / "random"
+GREEDY, RANDOM = reference.folder("greedy"), reference.folder("random")
 MATCH = ["match", str(GREEDY), str(RANDOM), "--games", "8", "--seed", "11"]
 
 

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from pitch_cli import app
 from pitch_referee.match import Entrant, Job, MatchSettings, schedule
 from pitch_referee.match.schedule import process_slots, seats
+from pitch_sdk import reference
 
 HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
@@ -20,9 +21,8 @@ if str(HERE) not in sys.path:
 from fair_deals_testkit import memory_bot, predictions  # noqa: E402
 from sandbox_testkit import sandbox_or_skip  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
-GREEDY = ROOT / "sample_bots" / "greedy"
+RANDOM = reference.folder("random")
+GREEDY = reference.folder("greedy")
 
 
 def _pitch(*args: object) -> str:

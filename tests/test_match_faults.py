@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from pitch_referee.match import Entrant, MatchSettings, MatchStatus, run_match
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 
 pytestmark = pytest.mark.slow
 

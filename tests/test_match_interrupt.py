@@ -9,13 +9,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
-GREEDY = ROOT / "sample_bots" / "greedy"
+from pitch_sdk import reference
+
+RANDOM = reference.folder("random")
+GREEDY = reference.folder("greedy")
 
 pytestmark = pytest.mark.slow
 

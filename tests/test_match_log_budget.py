@@ -11,9 +11,9 @@ import pytest
 from pitch_referee.logindex import LogTag, index_path
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_referee.process import _copy_capped
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 
 FLOOD = """
 import sys

@@ -23,13 +23,13 @@ from pitch_referee.match import (
     summarize,
 )
 from pitch_referee.match import outcomes as outcome_module
+from pitch_sdk import reference
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.record import load_record, write_record
 from pitch_sdk.selfplay import play_game
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
-GREEDY = ROOT / "sample_bots" / "greedy"
+RANDOM = reference.folder("random")
+GREEDY = reference.folder("greedy")
 
 SETTINGS = MatchSettings(games=8, seed=21, rules={"hand_cap": 3}, compress_records=True)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -11,10 +10,10 @@ from typer.testing import CliRunner
 from pitch_cli import app
 from pitch_cli import match as match_cli
 from pitch_referee.match import MatchProgress
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
-GREEDY = ROOT / "sample_bots" / "greedy"
+RANDOM = reference.folder("random")
+GREEDY = reference.folder("greedy")
 
 
 def _progress(played: int) -> MatchProgress:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import app
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 
 
 def test_a_simulated_game_with_an_int_seed_replays_showing_that_int(tmp_path):

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from pitch_cli import app
 from pitch_referee.match import default_games
 from pitch_referee.stats import parse_sprt, sprt_sample_cap
+from pitch_sdk import reference
 
 
 def test_match_help_fits_80_columns_without_cutting_a_word():
@@ -28,9 +29,8 @@ def test_match_help_fits_80_columns_without_cutting_a_word():
     assert max(len(line) for line in done.stdout.splitlines()) <= 80
 
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
-GREEDY = ROOT / "sample_bots" / "greedy"
+RANDOM = reference.folder("random")
+GREEDY = reference.folder("greedy")
 
 
 def test_the_default_cap_of_an_sprt_match_is_the_stats_cap_in_games():

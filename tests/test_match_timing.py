@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import app
+from pitch_sdk import reference
 
 HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
@@ -21,8 +22,7 @@ if str(HERE) not in sys.path:
 
 from timing_testkit import Channel, channel, timing_bot  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 SLOW_MS = 20
 
 pytestmark = pytest.mark.slow

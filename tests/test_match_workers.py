@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from pitch_referee.match import Entrant, MatchSettings, MatchStatus, run_match
-
-ROOT = Path(__file__).resolve().parents[1]
+from pitch_sdk import reference
 
 pytestmark = pytest.mark.slow
 
@@ -108,7 +107,7 @@ def test_a_match_on_worker_processes_makes_no_named_semaphore_to_leak(tmp_path, 
         real(self, *args, **kwargs)
 
     monkeypatch.setattr(multiprocessing.synchronize.SemLock, "__init__", recording)
-    random = Entrant.from_folder(ROOT / "sample_bots" / "random")
+    random = Entrant.from_folder(reference.folder("random"))
     settings = MatchSettings(games=4, concurrency=2, rules={"hand_cap": 2})
     summary = run_match(random, random, settings, tmp_path / "m", announce=lambda _: None)
     assert (summary.status, summary.games_played) == (MatchStatus.FINISHED, 4)

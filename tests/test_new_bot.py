@@ -8,9 +8,8 @@ from typer.testing import CliRunner
 from pitch_cli import app
 from pitch_referee.manifest import load_manifest
 from pitch_referee.match import Entrant, MatchSettings, run_match
+from pitch_sdk import reference
 from pitch_sdk.record import load_record, replay
-
-from .test_match import RANDOM
 
 
 @pytest.mark.slow
@@ -22,7 +21,7 @@ def test_scaffolded_bot_plays_a_game_over_grpc(tmp_path):
     assert load_manifest(folder).name == "my-first-bot"
     settings = MatchSettings(games=2, seed=4, rules={"hand_cap": 3}, concurrency=1)
     summary = run_match(
-        Entrant.from_argument(str(folder)), Entrant.from_argument(str(RANDOM)),
+        Entrant.from_argument(str(folder)), Entrant.from_argument(str(reference.folder("random"))),
         settings, tmp_path / "m", announce=lambda _: None,
     )  # fmt: skip
     assert summary.games_played == 2 and summary.faults == 0

@@ -12,6 +12,7 @@ from pitch_ladder.submit import copy_bot
 from pitch_referee.conformance import check_bot
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits
+from pitch_sdk import reference
 
 HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
@@ -21,7 +22,7 @@ from sandbox_testkit import sandbox_or_skip  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "sample_bots" / "policy"
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 
 pytestmark = pytest.mark.slow
 

@@ -12,12 +12,13 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from pitch_cli import app
+from pitch_sdk import reference
 from pitch_sdk.record import load_record, log_file
 from pitch_web import create_app
 from pitch_web.source import FolderSource
 
 ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 
 pytestmark = pytest.mark.slow
 

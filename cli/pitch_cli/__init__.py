@@ -83,7 +83,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "demo": CommandEntry(
         "demo",
         "demo",
-        "Run a small ladder of the sample bots and print its standings (about half a minute).",
+        "Run a small ladder of the reference bots and print its standings (about half a minute).",
     ),
     "submit": CommandEntry(
         "submit",

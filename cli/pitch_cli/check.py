@@ -17,6 +17,8 @@ from rich.table import Table
 from pitch_referee.errors import ManifestError, PitchError
 from pitch_referee.manifest import load_manifest
 
+from .bot_folder import HELP as BOT_HELP
+from .bot_folder import bot_folder
 from .render import count_of, output_console
 from .sandboxing import SandboxOption, sandbox_limits
 from .terminal import printable
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 
 
 def check(
-    bot_folder: Annotated[Path, typer.Argument(help="The bot: a folder with a bot.toml.")],
+    bot: Annotated[str, typer.Argument(help=f"The bot: {BOT_HELP}.")],
     time_limit: Annotated[
         int, typer.Option("--time-limit", min=1, help="Per-decision limit, milliseconds.")
     ] = 1000,
@@ -46,13 +48,14 @@ def check(
     """
     from pitch_referee.conformance import check_bot
 
+    folder = bot_folder(bot)
     try:
-        manifest = load_manifest(bot_folder)
+        manifest = load_manifest(folder)
     except ManifestError as error:
         raise PitchError(str(error)) from None
     limits = sandbox_limits(sandbox, "check a bot you trust")
     report = check_bot(manifest, time_limit_ms=time_limit, sandbox=limits, log_path=log)
-    _print(report, bot_folder)
+    _print(report, folder)
     if not report.ok:
         raise typer.Exit(1)
 

@@ -1,7 +1,9 @@
 """``pitch demo``: the whole platform in one command, on a throwaway ladder.
 
-It submits the sample bots (each twice, under two names, for a four-bot round robin),
-runs one round with progress, prints the standings and says how to replay a game.
+It submits the reference bots random and greedy (each twice, under two names, for a
+four-bot round robin), runs one round with progress, prints the standings and says how
+to replay a game. The bots come with pitch_sdk, so the demo runs from an installed
+package as well as from a clone.
 """
 
 from __future__ import annotations
@@ -12,20 +14,19 @@ from typing import Annotated
 
 import typer
 
-from pitch_ladder.errors import LadderError
 from pitch_referee.sandbox import unavailable_reason
+from pitch_sdk import reference
 
 from .ladder import TABLE_WIDTH, open_ladder, print_submission, run_with_progress, standings_table
 from .render import output_console
 
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 DEMO_BOTS = (
     ("greedy", "greedy"),
     ("random", "random"),
     ("greedy", "greedy-2"),
     ("random", "random-2"),
 )
-"""(sample bot folder, ladder name): the twins show how much luck is left in the ratings.
+"""(reference bot, ladder name): the twins show how much luck is left in the ratings.
 
 Twins with the same results share a rank and a fitted rating; their sequential Elo can
 still differ, by the order of their games alone."""
@@ -43,9 +44,7 @@ def demo(
     ] = 8,
     workers: Annotated[int, typer.Option(help="Matches at once (default: the cores).")] = 0,
 ) -> None:
-    """Run a small ladder of the sample bots and print its standings (about half a minute)."""
-    if not SAMPLE_BOTS.is_dir():
-        raise LadderError(f"{SAMPLE_BOTS}: the sample bots are missing (run from a clone)")
+    """Run a small ladder of the reference bots and print its standings (about half a minute)."""
     folder = ladder or Path(tempfile.mkdtemp(prefix="pitch-demo-"))
     console = output_console(TABLE_WIDTH)
     console.print(
@@ -53,13 +52,13 @@ def demo(
         f"{games_per_match}-game duplicate matches, rules {DEMO_RULES}",
         soft_wrap=True,
     )
-    unsandboxed = unavailable_reason()  # the sample bots are ours: run them anyway
+    unsandboxed = unavailable_reason()  # the reference bots are ours: run them anyway
     if unsandboxed:
         console.print(f"warning: the bots run without a sandbox: {unsandboxed}")
     trusted = unsandboxed is not None
     with open_ladder(folder, None, create=True) as opened:
-        for sample, name in DEMO_BOTS:
-            submission = opened.submit(SAMPLE_BOTS / sample, name, trust_bots=trusted)
+        for bot, name in DEMO_BOTS:
+            submission = opened.submit(reference.folder(bot), name, trust_bots=trusted)
             print_submission(console, submission)
         run_with_progress(
             console,

@@ -22,6 +22,8 @@ from pitch_ladder.ratings import INITIAL_RATING, K_FACTOR
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import replay
 
+from .bot_folder import HELP as BOT_HELP
+from .bot_folder import bot_folder
 from .cluster import ClusterOption, ladder_executor
 from .render import output_console, render_game
 from .terminal import printable
@@ -91,7 +93,7 @@ def init(*, ladder: LadderOption = DEFAULT_FOLDER, db: DbOption = None) -> None:
 
 @app.command()
 def submit(
-    folder: Annotated[Path, typer.Argument(help="A bot folder with a bot.toml.")],
+    bot: Annotated[str, typer.Argument(help=f"The bot: {BOT_HELP}.")],
     *,
     name: Annotated[
         str | None, typer.Option(help="The bot's name in the ladder (default: the manifest's).")
@@ -110,7 +112,7 @@ def submit(
     `local`, who owns what is submitted on this machine.
     """
     with open_ladder(ladder, db) as opened:
-        submission = opened.submit(folder, name, author=author, trust_bots=trust_bots)
+        submission = opened.submit(bot_folder(bot), name, author=author, trust_bots=trust_bots)
     print_submission(output_console(), submission)
 
 

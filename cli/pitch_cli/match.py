@@ -40,6 +40,8 @@ from pitch_referee.workers import usable_cores
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import log_file
 
+from .bot_folder import HELP as BOT_HELP
+from .bot_folder import bot_folder
 from .cluster import ClusterOption, match_workers
 from .terminal import printable
 
@@ -50,7 +52,7 @@ errors = Console(stderr=True, soft_wrap=True, highlight=False)
 def match(
     bot_a: Annotated[
         str | None,
-        typer.Argument(help="Bot A: a bot folder, or the name of a bot given to --attach."),
+        typer.Argument(help=f"Bot A: {BOT_HELP}, or the name of a bot given to --attach."),
     ] = None,
     bot_b: Annotated[str | None, typer.Argument(help="Bot B, the same way.")] = None,
     bot_c: Annotated[
@@ -315,8 +317,11 @@ def _announce_match(folder: str) -> None:
 
 
 def _entrant(argument: str, attach: list[str]) -> Entrant:
+    """A bot given to --attach, a reference bot (@NAME) or a bot folder."""
     try:
-        return Entrant.from_argument(argument, by_hand=attach)
+        if argument in attach:
+            return Entrant(argument, None)
+        return Entrant.from_folder(bot_folder(argument))
     except MatchError as error:
         raise PitchError(
             f"{error}: give a folder with a bot.toml, or --attach {argument} to start it by hand"

@@ -16,4 +16,4 @@ def new_bot(
     """Write a working bot folder: manifest, bot file and a README for its author."""
     made = scaffold(folder)
     typer.echo(f"wrote {made}/ (bot.toml, bot.py, README.md)")
-    typer.echo(f"try it: pitch match {made} sample_bots/random --games 10")
+    typer.echo(f"try it: pitch match {made} @random --games 10")

@@ -14,6 +14,8 @@ from pitch_referee.manifest import load_manifest
 from pitch_sdk.record import load_record
 from pitch_sdk.table import TimeControl
 
+from .bot_folder import HELP as BOT_HELP
+from .bot_folder import bot_folder
 from .render import context_text, count_of, output_console
 from .sandboxing import SandboxOption, sandbox_limits
 
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 
 def rerun(
     record: Annotated[Path, typer.Argument(help="A game record (JSON).")],
-    bot_folder: Annotated[Path, typer.Argument(help="The bot to ask: a folder with a bot.toml.")],
+    bot: Annotated[str, typer.Argument(help=f"The bot to ask: {BOT_HELP}.")],
     seat: Annotated[int, typer.Option("--seat", min=0, max=3, help="The seat the bot plays.")],
     time_limit: Annotated[
         int, typer.Option("--time-limit", min=1, help="Per-decision limit, milliseconds.")
@@ -42,9 +44,10 @@ def rerun(
     """
     from pitch_referee.rerun import rerun as rerun_bot
 
+    folder = bot_folder(bot)
     game = load_record(record)
     try:
-        manifest = load_manifest(bot_folder)
+        manifest = load_manifest(folder)
     except ManifestError as error:
         raise PitchError(str(error)) from None
     control = TimeControl(limit_ms=time_limit)

@@ -18,7 +18,7 @@ author = ""
 """
 
 _BOT = '''\
-"""{name}: a Pitch Arena bot. Run it with `pitch match {name} sample_bots/random`."""
+"""{name}: a Pitch Arena bot. Run it with `pitch match {name} @random`."""
 
 from pitch_sdk.actions import Play
 from pitch_sdk.bot import Bot
@@ -60,8 +60,9 @@ A bot for Pitch Arena (13-point partner pitch).
 Try it:
 
 ```sh
-uv run pitch simulate --games 5 --out /tmp/sims        # the engine in-process
-uv run pitch match {folder} sample_bots/random          # your bot over gRPC (see `pitch match -h`)
+uv run pitch simulate --games 5 --out /tmp/sims   # the engine in-process
+uv run pitch match {folder} @random                # your bot over gRPC (see `pitch match -h`)
+uv run pitch match {folder} @greedy                # a stronger reference bot
 ```
 
 Your bot's stderr (print to `sys.stderr`, or use `logging`) lands in a per-seat log file

@@ -10,12 +10,14 @@ import typer
 
 from pitch_referee.errors import PitchError
 
+from .bot_folder import HELP as BOT_HELP
+from .bot_folder import bot_folder
 from .remote import ServerOption, TokenFileOption, TokenOption, call, token_of
 from .terminal import printable
 
 
 def submit(
-    bot: Annotated[Path, typer.Argument(help="The bot folder (with its bot.toml).")],
+    bot: Annotated[str, typer.Argument(help=f"The bot: {BOT_HELP}.")],
     server: ServerOption,
     token: TokenOption = None,
     token_file: TokenFileOption = None,
@@ -31,7 +33,7 @@ def submit(
     secret = token_of(token, token_file)
     with tempfile.TemporaryDirectory(prefix="pitch-submit-") as scratch:
         archive = Path(scratch) / "bot.tar.gz"
-        size = pack(bot, archive)
+        size = pack(bot_folder(bot), archive)
         print(f"uploading {bot} ({size:,} bytes) to {server} ...", flush=True)
         status, verdict = call(
             "POST", server, "/api/submissions", secret, archive.read_bytes(), "application/gzip"

@@ -8,8 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import app
+from pitch_sdk import reference
 
-GREEDY = Path(__file__).resolve().parents[2] / "sample_bots" / "greedy"
+GREEDY = reference.folder("greedy")
 
 ILLEGAL_PICKUP = """\
 from pitch_sdk.actions import PickUp

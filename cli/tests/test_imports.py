@@ -9,14 +9,13 @@ from __future__ import annotations
 import inspect
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import COMMANDS, app, load_command
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[2]
 DATABASE_PACKAGES = {"sqlmodel", "sqlalchemy", "alembic"}
 GRPC_PACKAGES = {"grpc", "google"}  # google: protobuf, which only the wire code needs
 REFEREE_AT_WORK = {"pitch_referee.conformance", "pitch_referee.match", "pitch_referee.connection"}
@@ -83,8 +82,8 @@ def test_replay_imports_no_database_package_and_no_grpc(tmp_path):
 def test_match_imports_no_database_package(tmp_path):
     modules = _modules_after(
         "match",
-        str(ROOT / "sample_bots" / "greedy"),
-        str(ROOT / "sample_bots" / "random"),
+        str(reference.folder("greedy")),
+        str(reference.folder("random")),
         "--games", "2", "--seed", "5", "--sandbox", "off", "--out", str(tmp_path / "m"),
     )  # fmt: skip
     assert "pitch_referee" in _top_level(modules)

@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import app, main
+from pitch_sdk import reference
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import card_symbol, cards_in
 from pitch_sdk.options import RuleOptions
@@ -26,7 +27,6 @@ from pitch_sdk.record import parse_deck, replay, write_record
 from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 
-ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).with_name("data") / "replay_seed11.txt"
 SUMMARY_LINE = re.compile(r"^\d+ decisions?, (\d+) differ, \d+ faults?$")
 
@@ -202,7 +202,7 @@ def test_replay_html_of_a_tampered_record_writes_what_replays_and_exits_1(tmp_pa
 @pytest.mark.slow
 def test_rerun_of_the_random_bot_reports_a_summary(tmp_path):
     path = saved(random_game(hand_cap=1), tmp_path)
-    result = invoke("rerun", path, "--seat", 2, ROOT / "sample_bots" / "random")
+    result = invoke("rerun", path, "--seat", 2, reference.folder("random"))
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == "seat 2 played by random 1.0"
@@ -216,7 +216,7 @@ def test_rerun_of_the_greedy_bot_on_its_own_game_finds_no_difference(tmp_path):
     seed, seat = 5, 1
     bots = [GreedyBot(f"{seed}:{player}") for player in range(4)]
     path = saved(play_game(bots, seed, RuleOptions(hand_cap=4)), tmp_path)
-    result = invoke("rerun", path, "--seat", seat, ROOT / "sample_bots" / "greedy")
+    result = invoke("rerun", path, "--seat", seat, reference.folder("greedy"))
     assert result.exit_code == 0, result.output
     summary = SUMMARY_LINE.match(result.output.splitlines()[-1])
     assert summary is not None and summary.group(1) == "0", result.output

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import app
+from pitch_sdk import reference
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
 
-RANDOM = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 
 
 @pytest.mark.slow

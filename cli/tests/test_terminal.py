@@ -18,8 +18,8 @@ import pitch_cli.author
 import pitch_cli.submit
 from pitch_cli import app
 from pitch_cli.terminal import printable
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "\x1b[2J\x1b]0;owned\x07\x9b31m\r\x08"
 """Clear the screen, set the window's title, a C1 CSI, a carriage return and a backspace."""
 SHOWN = "\\x1b[2J\\x1b]0;owned\\x07\\x9b31m\\x0d\\x08"
@@ -74,9 +74,7 @@ def test_pitch_submit_prints_a_refusal_escaped_on_one_error_line(
     refusal = f"refused: random did not finish; the end of its stderr:\n  | {HOSTILE} [/] [bold]"
     _server(monkeypatch, pitch_cli.submit, (422, {"detail": refusal}))
     server = ["--server", "http://arena", "--token", "pa_x"]
-    monkeypatch.setattr(
-        sys, "argv", ["pitch", "submit", str(ROOT / "sample_bots" / "random"), *server]
-    )
+    monkeypatch.setattr(sys, "argv", ["pitch", "submit", str(reference.folder("random")), *server])
     with pytest.raises(SystemExit) as exit:
         pitch_cli.main()
     assert exit.value.code == 1

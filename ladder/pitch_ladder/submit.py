@@ -30,6 +30,7 @@ from pitch_referee.logtail import excerpt
 from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
+from pitch_sdk import reference
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import load_record, log_file, record_result
 
@@ -52,16 +53,6 @@ STDERR_LINES = 20
 ``logtail.LINE_BYTES``): its own lines and exception first (``logtail.excerpt``)."""
 FAILURES_SHOWN = 5
 """How many of a refused bot's conformance failures the refusal lists."""
-
-_RANDOM_BOT = {
-    MANIFEST: 'name = "random"\nversion = "1.0"\ncommand = ["python", "bot.py"]\n',
-    "bot.py": (
-        "from pitch_sdk.bots import RandomBot\n"
-        "from pitch_sdk.run import run\n\n"
-        "raise SystemExit(run(RandomBot()))\n"
-    ),
-}
-"""The smoke test's opponent: the random sample bot, embedded so any install has it."""
 
 
 def bot_files(folder: Path) -> Iterator[Path]:
@@ -225,11 +216,8 @@ def _smoke_game(bot: BotManifest, work: Path) -> None:
         LadderError: the bot faulted or the game did not finish; the message gives the
             fault and the tail of the bot's stderr.
     """
-    opponent = work / "opponent"
-    opponent.mkdir(parents=True)
-    for file, text in _RANDOM_BOT.items():
-        (opponent / file).write_text(text)
-    entrants = Entrant(bot.name, bot), Entrant("random", load_manifest(opponent))
+    opponent = load_manifest(reference.folder("random"))  # any install of pitch_sdk has it
+    entrants = Entrant(bot.name, bot), Entrant("random", opponent)
     match = work / "match"
     try:
         summary = run_match(*entrants, SMOKE_SETTINGS, match, announce=lambda _: None)

@@ -35,10 +35,10 @@ from pitch_ladder.models import (
 from pitch_ladder.ownership import OWNER_ROW
 from pitch_ladder.standings import rerate
 from pitch_referee.errors import PitchError
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = ROOT / "sample_bots" / "random"
-GREEDY = ROOT / "sample_bots" / "greedy"
+RANDOM = reference.folder("random")
+GREEDY = reference.folder("greedy")
 POSTGRES = os.environ.get("PITCH_TEST_POSTGRES_URL")
 """PostgreSQL for the tests that run on both databases (``.ci/run`` sets it)."""
 QUICK = ["--games-per-match", "2", "--rule", "hand_cap=2"]

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
 import pitch_ladder.ladder
 from pitch_cli import app
+from pitch_sdk import reference
 
-ROOT = Path(__file__).resolve().parents[2]
 NO_SANDBOX = "bubblewrap (bwrap) is not installed: install bubblewrap"
 
 
@@ -28,7 +26,7 @@ def test_submit_and_run_refuse_without_a_sandbox_and_say_how_to_proceed(
 ):
     ladder = tmp_path / "ladder"
     assert pitch("ladder", "init", "--ladder", ladder).exit_code == 0
-    refused = pitch("ladder", "submit", ROOT / "sample_bots" / "random", "--ladder", ladder)
+    refused = pitch("ladder", "submit", reference.folder("random"), "--ladder", ladder)
     assert refused.exit_code == 1
     assert "only in the sandbox" in str(refused.exception)
     assert "--trust-bots" in str(refused.exception)
@@ -43,7 +41,7 @@ def test_trusted_bots_are_submitted_and_played_without_a_sandbox(tmp_path, machi
     pitch("ladder", "init", "--ladder", ladder)
     for bot in ("random", "greedy"):
         submitted = pitch(
-            "ladder", "submit", ROOT / "sample_bots" / bot, "--trust-bots", "--ladder", ladder
+            "ladder", "submit", reference.folder(bot), "--trust-bots", "--ladder", ladder
         )
         assert submitted.exit_code == 0, submitted.output
     played = pitch(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pitch_sdk import reference
 from pitch_sdk.grpc_io import prefer_classic_io
 
 prefer_classic_io()  # as the pitch command does, before anything imports grpc
@@ -23,7 +24,6 @@ from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
 from pitch_referee.sandbox import SandboxLimits
 from pitch_sdk.options import RuleOptions
 
-ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = Path(__file__).with_name("misbehaving_bot.py")
 SHORT_GAMES = RuleOptions(hand_cap=3)
 QUICK_TIME = TimeControl(limit_ms=300, reserve_ms=300)
@@ -38,7 +38,7 @@ def write_bot(folder: Path, command: Sequence[str], name: str = "testbot") -> Bo
 
 @pytest.fixture
 def random_bot() -> BotManifest:
-    return load_manifest(ROOT / "sample_bots" / "random")
+    return load_manifest(reference.folder("random"))
 
 
 @pytest.fixture

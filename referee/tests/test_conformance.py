@@ -15,11 +15,10 @@ from pitch_referee.conformance import (
 )
 from pitch_referee.manifest import BotManifest, load_manifest
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
+from pitch_sdk import reference
 from pitch_sdk.actions import Decision, StockChoice, StockMove
 from pitch_sdk.faults import FaultKind
 from pitch_sdk.table import Dealt, Decided
-
-ROOT = Path(__file__).resolve().parents[2]
 
 BAD_DISCARD = """\
 from pitch_sdk.actions import Discard
@@ -124,10 +123,10 @@ def test_each_position_holds_what_the_table_told_its_seat() -> None:
     ("bot", "sandboxed"),
     [("greedy", False), ("random", False), ("greedy", True)],
 )
-def test_the_sample_bots_pass_and_every_decision_is_asked(bot: str, sandboxed: bool) -> None:
+def test_the_reference_bots_pass_and_every_decision_is_asked(bot: str, sandboxed: bool) -> None:
     if sandboxed and unavailable_reason() is not None:
         pytest.skip(f"no sandbox here: {unavailable_reason()}")
-    manifest = load_manifest(ROOT / "sample_bots" / bot)
+    manifest = load_manifest(reference.folder(bot))
     report = check_bot(manifest, sandbox=SandboxLimits() if sandboxed else None)
     assert report.ok, [str(failure) for failure in report.failures]
     assert report.sandboxed is sandboxed

@@ -11,10 +11,11 @@ import grpc
 import pytest
 
 from pitch_referee.referee import PlayerSlot, Referee
+from pitch_sdk import reference
 from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.record import replay
 
-from .conftest import ROOT, assert_nothing_left, play_games
+from .conftest import assert_nothing_left, play_games
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +46,7 @@ def test_bot_started_by_hand_joins_with_the_printed_address_and_token(tmp_path, 
             address = announced[0].split("PITCH_ADDRESS='")[1].split("'")[0]
             token = announced[0].split("PITCH_TOKEN='")[1].split("'")[0]
             bot = await asyncio.create_subprocess_exec(
-                sys.executable, str(ROOT / "sample_bots/random/bot.py"),
+                sys.executable, str(reference.folder("random") / "bot.py"),
                 "--address", address, "--token", token,
                 stderr=subprocess.DEVNULL,
             )  # fmt: skip
@@ -100,7 +101,7 @@ def test_hello_with_a_wrong_token_or_protocol_is_refused_with_a_reason(
 def test_sdk_bot_without_an_address_exits_with_a_clear_message():
     env = {key: value for key, value in os.environ.items() if not key.startswith("PITCH_")}
     done = subprocess.run(
-        [sys.executable, str(ROOT / "sample_bots/random/bot.py")],
+        [sys.executable, str(reference.folder("random") / "bot.py")],
         env=env, capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert done.returncode == 2

@@ -23,15 +23,29 @@ from .views import PlayerView
 class Bot:
     """Subclass and override the decisions you want to play well.
 
+    Each decision method is given the deciding seat's view (``view.seat`` is yours) and
+    the legal actions, and must return one of those actions: build nothing, choose.
+    ``legal`` is never empty, and a decision with a single legal action is taken by the
+    table without asking. The defaults choose uniformly at random with ``rng``.
+
     Search bots (PIMC, Monte Carlo) can sample a full game state consistent with a view
     with ``pitch_sdk.determinize.determinize(view, self.rng)`` and play it out on a ``copy()``.
+
+    Args:
+        seed: the seed of ``rng`` until a game starts; a match reseeds it with the seat's
+            own seed at each game's start, so a bot that draws only from ``rng`` plays
+            the same game again from the same match seed.
     """
 
     name: str = "bot"
+    """The bot's name, as the referee and records show it (``bot.toml``'s overrides it
+    for a bot folder)."""
     version: str = "0.1"
+    """The bot's version, shown beside its name."""
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = random.Random(seed)
+        """The bot's own randomness: reseeded at each game's start (``start_game``)."""
         self.budget = TimeBudget(limit_ms=1000, reserve_ms=0)
         """The time the current decision may take (``budget.total_ms`` at most): a search
         bot that stays inside ``budget.limit_ms`` never spends its reserve."""
@@ -55,25 +69,96 @@ class Bot:
         raise ValueError(f"seat {view.seat} has no decision to make now")
 
     def bid(self, view: PlayerView, legal: Sequence[Bid]) -> Bid:
-        """Pass (``Bid(0)``) or bid; the dealer may be forced to bid at least 5."""
+        """Pass (``Bid(0)``) or bid; the dealer may be forced to bid at least 5.
+
+        Each seat bids once, from the dealer's left. ``view.hand`` holds the nine dealt
+        cards, ``view.bids`` the bids so far (``view.bid`` is the highest).
+
+        Args:
+            view: what this seat knows now.
+            legal: a pass and the bids above the highest so far (up to 13), in that
+                order (the dealer may equal it under the ``dealer_steal`` rule); the
+                dealer, when everyone passed, gets bids of 5 and up only.
+
+        Returns:
+            One of ``legal``.
+        """
         return self.rng.choice(legal)
 
     def name_trump(self, view: PlayerView, legal: Sequence[NameTrump]) -> NameTrump:
+        """The bidder names the trump suit.
+
+        Args:
+            view: what this seat knows now (``view.hand``: the nine dealt cards).
+            legal: the four suits.
+
+        Returns:
+            One of ``legal``.
+        """
         return self.rng.choice(legal)
 
     def discard(self, view: PlayerView, legal: Sequence[Discard]) -> Discard:
-        """Which trumps to discard face up to get down to six."""
+        """Which trumps to discard face up to get down to six.
+
+        Asked only of a seat holding more than six trumps after the non-trumps went to
+        the centre; the discarded point cards may be picked up by others.
+
+        Args:
+            view: what this seat knows now (``view.trump`` is named).
+            legal: every set of the right size, each as one ``Discard`` whose ``cards``
+                is a mask.
+
+        Returns:
+            One of ``legal``.
+        """
         return self.rng.choice(legal)
 
     def pick_up(self, view: PlayerView, legal: Sequence[PickUp]) -> PickUp:
-        """Which discarded point cards to take from the centre (possibly none)."""
+        """Which discarded point cards to take from the centre (possibly none).
+
+        Asked of a seat short of six trumps when others discarded point cards down to
+        six (``view.discarded_down``); what is in the centre is ``view.centre``.
+
+        Args:
+            view: what this seat knows now.
+            legal: every set that fits in the hand, the empty one (``PickUp(0)``)
+                included.
+
+        Returns:
+            One of ``legal``.
+        """
         return self.rng.choice(legal)
 
     def look(self, view: PlayerView, legal: Sequence[StockChoice]) -> StockChoice:
-        """Take ``view.look_card`` (giving up a card), leave it, or stop looking."""
+        """Take ``view.look_card`` (giving up a card), leave it, or stop looking.
+
+        After the fill, the bidder (then perhaps the partner) turns the rest of the
+        stock one card at a time. A point card may be taken in exchange for a card of
+        the hand; ``view.look_remaining`` cards are left in the pile, this one included.
+
+        Args:
+            view: what this seat knows now; ``view.look_card`` is the card just turned.
+            legal: a take for each card that could be given up (only when the turned
+                card is worth points), ``LEAVE``, and ``STOP`` where stopping is allowed.
+
+        Returns:
+            One of ``legal``.
+        """
         return self.rng.choice(legal)
 
     def play(self, view: PlayerView, legal: Sequence[Play]) -> Play:
+        """Play a trump to the trick.
+
+        ``view.trick`` holds the cards played to this trick so far, ``view.tricks`` the
+        finished ones; ``pitch_sdk.cards.STRENGTH[view.trump][card]`` says which wins.
+
+        Args:
+            view: what this seat knows now.
+            legal: a ``Play`` for each trump in hand (the two jokers are one choice).
+
+        Returns:
+            One of ``legal``.
+        """
         return self.rng.choice(legal)
 
     def on_action(self, seat: int, action: Action, forced: bool) -> None:

@@ -16,28 +16,47 @@ from collections.abc import Iterable, Iterator
 from typing import TypeAlias
 
 Card: TypeAlias = int
+"""A card code: ``suit * 13 + rank`` for the suited cards, ``JOKER`` or ``SECOND_JOKER``."""
 Suit: TypeAlias = int
+"""A suit: ``CLUBS`` (0), ``DIAMONDS`` (1), ``HEARTS`` (2) or ``SPADES`` (3); a
+``trump`` of -1 means none named yet."""
 Seat: TypeAlias = int
+"""A seat at the table, 0-3 in playing order; partners sit opposite (``partner``)."""
 Team: TypeAlias = int
+"""A team: 0 (seats 0 and 2) or 1 (seats 1 and 3)."""
 CardMask: TypeAlias = int
+"""A set of cards as a 54-bit integer: bit ``card`` is set for each card in the set.
+Read one with ``cards_in``, build one with ``mask_of``, count it with ``count``."""
 
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 SUITS: tuple[Suit, ...] = (CLUBS, DIAMONDS, HEARTS, SPADES)
+"""The four suits, in code order."""
 SUIT_LETTERS = "CDHS"
+"""``SUIT_LETTERS[suit]``: the suit's letter in card names (``AS``, ``TH``)."""
 SUIT_SYMBOLS = "♣♦♥♠"
+"""``SUIT_SYMBOLS[suit]``: the suit's symbol, for people."""
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+"""``SUIT_NAMES[suit]``: the suit's name in words."""
 
 RANK_LETTERS = "23456789TJQKA"
+"""``RANK_LETTERS[rank]``: the rank's letter in card names (``T`` is the ten)."""
 TWO, THREE, TEN, JACK, QUEEN, KING, ACE = 0, 1, 8, 9, 10, 11, 12
 
 JOKER: Card = 52
+"""The first joker's code; a lone joker in an action is always this one."""
 SECOND_JOKER: Card = 53
+"""The second joker's code: identical in play to the first."""
 DECK_SIZE = 54
+"""52 suited cards and two jokers."""
 ALL_CARDS: tuple[Card, ...] = tuple(range(DECK_SIZE))
+"""Every card code, 0-53."""
 JOKERS_MASK: CardMask = (1 << JOKER) | (1 << SECOND_JOKER)
+"""Both jokers as a mask."""
 
 SEATS: tuple[Seat, ...] = (0, 1, 2, 3)
+"""The four seats, in playing order."""
 TEAMS: tuple[Team, ...] = (0, 1)
+"""The two teams."""
 
 
 def left_of(seat: Seat) -> Seat:
@@ -60,10 +79,12 @@ TEAM_OF: tuple[Team, ...] = tuple(team_of(seat) for seat in SEATS)
 
 
 def seats_of(team: Team) -> tuple[Seat, Seat]:
+    """The two seats of ``team``: (0, 2) or (1, 3)."""
     return (team, team + 2)
 
 
 def other_team(team: Team) -> Team:
+    """The opposing team."""
     return team ^ 1
 
 
@@ -76,6 +97,7 @@ _SEATS_FROM = tuple(tuple((first + step) & 3 for step in range(4)) for first in 
 
 
 def make_card(rank: int, suit: Suit) -> Card:
+    """The code of the card of ``rank`` (0 = two ... 12 = ace) in ``suit``."""
     return suit * 13 + rank
 
 
@@ -97,8 +119,9 @@ def off_suit(suit: Suit) -> Suit:
 def card_name(card: Card) -> str:
     """The two-character name of a card.
 
-    >>> card_name(make_card(ACE, SPADES)), card_name(make_card(TEN, HEARTS)), card_name(JOKER)
-    ('AS', 'TH', 'JK')
+    Examples:
+        >>> card_name(make_card(ACE, SPADES)), card_name(make_card(TEN, HEARTS)), card_name(JOKER)
+        ('AS', 'TH', 'JK')
     """
     if card >= JOKER:
         return "JK"
@@ -108,8 +131,9 @@ def card_name(card: Card) -> str:
 def parse_card(text: str) -> Card:
     """Parse a two-character card name; ``JK`` gives the first joker code.
 
-    >>> parse_card("AS") == make_card(ACE, SPADES), parse_card("jk") == JOKER
-    (True, True)
+    Examples:
+        >>> parse_card("AS") == make_card(ACE, SPADES), parse_card("jk") == JOKER
+        (True, True)
 
     Raises:
         ValueError: the text is not a card name.
@@ -151,6 +175,7 @@ def card_symbol(card: Card) -> str:
 
 
 def mask_of(cards: Iterable[Card]) -> CardMask:
+    """The set of ``cards`` as a mask."""
     mask = 0
     for card in cards:
         mask |= 1 << card
@@ -158,7 +183,14 @@ def mask_of(cards: Iterable[Card]) -> CardMask:
 
 
 def cards_in(mask: CardMask) -> Iterator[Card]:
-    """The cards of a mask, lowest code first."""
+    """The cards of a mask, lowest code first.
+
+    A generator: wrap it in ``list()`` or ``sorted()`` to index or reuse it.
+
+    Examples:
+        >>> [card_name(card) for card in cards_in(parse_cards("AS 2C JK"))]
+        ['2C', 'AS', 'JK']
+    """
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
@@ -166,6 +198,7 @@ def cards_in(mask: CardMask) -> Iterator[Card]:
 
 
 def count(mask: CardMask) -> int:
+    """How many cards ``mask`` holds."""
     return mask.bit_count()
 
 
@@ -225,10 +258,14 @@ def parse_cards(text: str) -> CardMask:
 # Strength of a trump in its trump suit, highest wins. The two joker slots are filled by
 # whichever joker is played first (HIGH) and second (LOW) in the hand.
 STRENGTH_HIGH_JOKER = 11
+"""The strength of the joker played first in a hand (``STRENGTH`` gives both jokers this)."""
 STRENGTH_LOW_JOKER = 10
+"""The strength of the joker played second in a hand, after the other one."""
 _SUIT_STRENGTH = {ACE: 16, KING: 15, QUEEN: 14, JACK: 13, TEN: 9}
 JICK_STRENGTH = 12
+"""The strength of the Jick (the jack of the trump suit's colour): below the jack."""
 OFF_THREE_STRENGTH = 1
+"""The strength of the off three: above only the trump deuce."""
 
 
 def _trump_tables(trump: Suit) -> tuple[CardMask, tuple[int, ...], tuple[int, ...], CardMask]:
@@ -262,25 +299,50 @@ def _trump_tables(trump: Suit) -> tuple[CardMask, tuple[int, ...], tuple[int, ..
 
 _TABLES = tuple(_trump_tables(suit) for suit in SUITS)
 TRUMPS: tuple[CardMask, ...] = tuple(t[0] for t in _TABLES)
-"""``TRUMPS[suit]``: the 17 trumps when ``suit`` is named."""
+"""``TRUMPS[trump]``: the 17 trumps as a mask when ``trump`` is named: the suit's 13
+cards, the Jick, the off three and both jokers."""
 STRENGTH: tuple[tuple[int, ...], ...] = tuple(t[1] for t in _TABLES)
-"""``STRENGTH[suit][card]``: trump rank, higher wins; -1 for a non-trump."""
+"""``STRENGTH[trump][card]``: the card's rank among the trumps of suit ``trump``, higher
+wins a trick; -1 for a non-trump.
+
+From the top: ace 16, king 15, queen 14, jack 13, Jick 12, jokers 11 (the joker played
+second in a hand ranks 10, ``STRENGTH_LOW_JOKER``, below the first), ten 9, nine to four
+8 to 3, the three 2, the off three 1 and the deuce 0.
+
+Examples:
+    >>> STRENGTH[SPADES][parse_card("AS")], STRENGTH[SPADES][parse_card("JC")]
+    (16, 12)
+    >>> STRENGTH[SPADES][parse_card("AH")]
+    -1
+"""
 POINTS: tuple[tuple[int, ...], ...] = tuple(t[2] for t in _TABLES)
-"""``POINTS[suit][card]``: the card's points (1 or 3), 0 for a card without points."""
+"""``POINTS[trump][card]``: the points the card is worth with ``trump`` named: 3 for the
+three and the off three, 1 for the ace, jack, Jick, each joker, ten and deuce, 0 for any
+other card (13 in all).
+
+Examples:
+    >>> POINTS[HEARTS][parse_card("3D")], POINTS[HEARTS][parse_card("TH")]
+    (3, 1)
+"""
 POINT_CARDS: tuple[CardMask, ...] = tuple(t[3] for t in _TABLES)
-"""``POINT_CARDS[suit]``: the nine point cards."""
+"""``POINT_CARDS[trump]``: the nine point cards (jokers both included) as a mask."""
 DEUCE: tuple[Card, ...] = tuple(make_card(TWO, suit) for suit in SUITS)
+"""``DEUCE[trump]``: the trump deuce, whose point goes to the team that played it."""
 TOTAL_POINTS = 13
+"""The points in every hand, all point cards together."""
 
 
 def is_trump(card: Card, trump: Suit) -> bool:
+    """Whether ``card`` is one of the 17 trumps when ``trump`` is named."""
     return bool(TRUMPS[trump] >> card & 1)
 
 
 def points_of(card: Card, trump: Suit) -> int:
+    """``POINTS[trump][card]``: the card's points with ``trump`` named."""
     return POINTS[trump][card]
 
 
 def mask_points(mask: CardMask, trump: Suit) -> int:
+    """The points of all the cards in ``mask`` with ``trump`` named."""
     table = POINTS[trump]
     return sum(table[card] for card in cards_in(mask & POINT_CARDS[trump]))

@@ -26,7 +26,8 @@ def shuffled_deck(rng: random.Random) -> list[Card]:
 def deck_for(seed: int | str, hand_number: int) -> list[Card]:
     """The deck order of hand ``hand_number`` (1-based) in the game with ``seed``.
 
-    >>> deck_for(7, 1) == deck_for(7, 1) != deck_for(7, 2)
-    True
+    Examples:
+        >>> deck_for(7, 1) == deck_for(7, 1) != deck_for(7, 2)
+        True
     """
     return shuffled_deck(random.Random(f"pitch-deal:{seed}:{hand_number}"))

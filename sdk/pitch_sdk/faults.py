@@ -57,6 +57,8 @@ class Fault(Exception):
     def __init__(self, kind: FaultKind, detail: str, *, log: str | None = None) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
+        """What kind of fault it is."""
         self.detail = detail
+        """What happened, in words, for the record."""
         self.log = log
         """Where the bot's own output is kept, when it has a log file."""

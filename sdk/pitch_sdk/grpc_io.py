@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 CLASSIC_IO = "-event_engine_client,-event_engine_listener"
+"""The ``GRPC_EXPERIMENTS`` value that turns EventEngine off for clients and listeners."""
 
 
 def io_setting() -> str:

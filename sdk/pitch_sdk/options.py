@@ -30,6 +30,7 @@ class RuleOptions:
             raise ValueError(f"rule hand_cap={self.hand_cap!r}: expected a whole number 1-100000")
 
     def to_dict(self) -> dict[str, Any]:
+        """The options as a record's ``rules`` object."""
         return asdict(self)
 
     @classmethod
@@ -48,8 +49,9 @@ class RuleOptions:
     def with_text(self, assignments: list[str]) -> RuleOptions:
         """Apply ``NAME=VALUE`` assignments, as given on the command line.
 
-        >>> RuleOptions().with_text(["dealer_steal=true", "target=21"]).target
-        21
+        Examples:
+            >>> RuleOptions().with_text(["dealer_steal=true", "target=21"]).target
+            21
 
         Raises:
             ValueError: a malformed assignment, an unknown option or a bad value.

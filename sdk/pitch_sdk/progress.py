@@ -19,13 +19,21 @@ class Phase(enum.IntEnum):
     """Where a hand is: waiting for a deal, or which kind of decision is due."""
 
     DEAL = 0
+    """A deal is due (before each hand)."""
     BID = 1
+    """The seats bid in turn."""
     TRUMP = 2
+    """The bidder names trumps."""
     DISCARD = 3
+    """Seats with more than six trumps discard down to six."""
     PICKUP = 4
+    """Seats short of six pick up discarded point cards."""
     STOCK = 5
+    """The looker goes through the stock."""
     PLAY = 6
+    """Tricks are played."""
     OVER = 7
+    """The game is over."""
 
 
 # Module-level names for the phases: a global lookup is five times cheaper than Phase.X.
@@ -36,19 +44,26 @@ class Trick(NamedTuple):
     """A completed trick (a named tuple: tricks are made on the hot path)."""
 
     leader: Seat
+    """The seat that led."""
     plays: tuple[tuple[Seat, Card], ...]
-    """(seat, card) in the order played."""
+    """(seat, card) in the order played; a seat out of trumps is skipped."""
     winner: Seat
+    """The seat that played the strongest trump."""
 
 
 class HandResult(NamedTuple):
     """The public summary of a finished hand (a named tuple: one is made every hand)."""
 
     number: int
+    """The hand's number, from 1."""
     dealer: Seat
+    """The hand's dealer."""
     bidder: Seat
+    """The seat that won the bidding."""
     bid: int
+    """The winning bid."""
     trump: Suit
+    """The trump suit named."""
     points: tuple[int, int]
     """Points each team took in this hand."""
     dead: int
@@ -63,14 +78,22 @@ class Termination(enum.Enum):
     """Why a game ended."""
 
     TARGET = "target"
+    """A team reached the target score (``RuleOptions.target``)."""
     MOON = "moon"
+    """A bid of 13 took all 13 points: the bidding team wins at once."""
     HAND_CAP = "hand_cap"
+    """The hand cap was reached; the higher score wins, equal scores draw."""
     FORFEIT = "forfeit"
+    """A seat faulted and its team forfeited the game."""
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """How a game ended, and who won."""
+
     termination: Termination
+    """Why it ended."""
     winner: Team | None
     """The winning team; ``None`` for a draw (only at the hand cap)."""
     forfeited_by: Seat | None = None
+    """The seat whose fault forfeited the game, for a forfeit."""

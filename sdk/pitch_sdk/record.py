@@ -23,7 +23,9 @@ from .progress import Termination, Trick
 from .rules import CHANCE, GameState
 
 FORMAT = "pitch-game-record"
+"""A record's ``format`` field: what says a JSON file is a game record."""
 VERSION = 1
+"""The record format's version, which this SDK writes and reads."""
 
 
 class RecordError(ValueError):
@@ -31,6 +33,7 @@ class RecordError(ValueError):
 
 
 def deck_names(deck: Sequence[Card]) -> list[str]:
+    """A deck order as a record writes it: card names, top card first."""
     return [card_name(card) for card in deck]
 
 
@@ -51,6 +54,7 @@ def parse_deck(names: Sequence[str]) -> list[Card]:
 
 
 def tricks_json(tricks: Sequence[Trick]) -> list[dict[str, Any]]:
+    """Tricks as a record writes them: leader, [seat, card name] plays, winner."""
     return [
         {
             "leader": trick.leader,
@@ -73,7 +77,9 @@ class GameRecorder:
         players: Sequence[dict[str, Any]] = (),
     ) -> None:
         self.state = GameState(options, first_dealer)
+        """The game being recorded: apply actions through ``decide``, not to it."""
         self.seed = seed
+        """The game's seed: each hand's deck comes from it unless ``deal`` is given one."""
         self._record: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
@@ -125,6 +131,7 @@ class GameRecorder:
         self._record["faults"].append({**entry, **fault})
 
     def forfeit(self, seat: Seat) -> None:
+        """End the game: ``seat``'s team loses (``GameState.forfeit``)."""
         self.state.forfeit(seat)
 
     def record(self) -> dict[str, Any]:
@@ -236,6 +243,8 @@ def _decompressed(data: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class ReplayResult:
+    """What ``replay`` found."""
+
     state: GameState
     """The engine state after the last recorded event that replayed cleanly."""
     discrepancy: str | None
@@ -246,6 +255,7 @@ class ReplayResult:
 
     @property
     def ok(self) -> bool:
+        """Whether every recorded fact agrees with the engine."""
         return self.discrepancy is None
 
 
@@ -256,10 +266,11 @@ class _Discrepancy(Exception):
 def replay(record: dict[str, Any]) -> ReplayResult:
     """Re-run ``record`` through the engine and check every fact it states.
 
-    >>> recorder = GameRecorder(seed=3)
-    >>> recorder.deal()
-    >>> replay(recorder.record()).ok
-    True
+    Examples:
+        >>> recorder = GameRecorder(seed=3)
+        >>> recorder.deal()
+        >>> replay(recorder.record()).ok
+        True
     """
     state = GameState()
     try:
@@ -446,8 +457,9 @@ def log_file(folder: Path, log: str) -> Path:
     """The file a record's ``log`` names: relative to the record's match ``folder`` (as
     the referee writes them), or, in records written before, an absolute path.
 
-    >>> log_file(Path("matches/m1"), "logs/worker-0/A1-greedy.log").as_posix()
-    'matches/m1/logs/worker-0/A1-greedy.log'
+    Examples:
+        >>> log_file(Path("matches/m1"), "logs/worker-0/A1-greedy.log").as_posix()
+        'matches/m1/logs/worker-0/A1-greedy.log'
     """
     return folder / PurePosixPath(log)
 
@@ -510,17 +522,23 @@ class RecordFault:
     """One entry of a record's ``faults``, as ``record_result`` reads it."""
 
     seat: Seat
+    """The seat that faulted."""
     kind: str
     """A ``pitch_sdk.faults.FaultKind`` value (records hold the string)."""
     detail: str
+    """What went wrong, in words."""
     hand: int
+    """The hand it happened in (0: before the first deal)."""
     decision: int
+    """How many decisions of that hand came before it."""
     decision_kind: str | None = None
+    """The kind of decision asked (``bid``, ``play``...); ``None`` outside a decision."""
     log: str | None = None
     """The file the bot's output went to, when it had one."""
 
     @property
     def team(self) -> int:
+        """The team of the seat that faulted."""
         return self.seat % 2
 
 
@@ -530,12 +548,17 @@ class RecordResult:
     ladder and the command line read from a record, read in one place."""
 
     termination: str
+    """Why the game ended: a ``pitch_sdk.progress.Termination`` value."""
     winner: int | None
     """The winning team; ``None`` for a draw at the hand cap."""
     forfeited_by: Seat | None
+    """The seat whose fault forfeited the game, for a forfeit."""
     scores: tuple[int, int]
+    """The final score of each team."""
     hands: int
+    """How many hands were dealt."""
     faults: tuple[RecordFault, ...]
+    """Every fault, in order."""
     cpu_ms: tuple[float | None, ...]
     """Each seat's CPU in this game, where the sandbox measured it."""
 
@@ -544,6 +567,7 @@ class RecordResult:
         return 0.5 if self.winner is None else float(self.winner == team)
 
     def faults_of(self, team: int) -> tuple[RecordFault, ...]:
+        """The faults of ``team``'s two seats."""
         return tuple(fault for fault in self.faults if fault.team == team)
 
     def team_cpu_ms(self, team: int) -> float | None:

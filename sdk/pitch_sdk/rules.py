@@ -89,7 +89,9 @@ TERMINAL = -2
 """``current_seat()`` once the game is over."""
 
 HAND_SIZE = 6
+"""The trumps each seat plays with: hands are brought to six before play."""
 CARDS_DEALT = 9
+"""The cards each seat is dealt; the other 18 are the stock."""
 MIN_BID, DEALER_MIN_BID, MAX_BID = 4, 5, 13
 
 
@@ -212,7 +214,16 @@ def key(self) -> "tuple":
 
 
 class GameState:
-    """A game of 13-point partner pitch, from the first deal to the result."""
+    """A game of 13-point partner pitch, from the first deal to the result.
+
+    The fields of the hand in progress (``hands``, ``stock``, ``bids``, ``trump``,
+    ``tricks``...) hold every card, hidden ones included: a bot sees a state only
+    through ``view(seat)``, or one it sampled with ``pitch_sdk.determinize``.
+
+    Args:
+        options: the rules in force (the standard rules by default).
+        first_dealer: the dealer of the first hand; the deal passes to the left.
+    """
 
     __slots__ = (
         "options",  # the rules in force: fixed for the game, shared by clones, part of key()
@@ -222,16 +233,23 @@ class GameState:
 
     def __init__(self, options: RuleOptions | None = None, first_dealer: Seat = 0) -> None:
         self.options = options or RuleOptions()
+        """The rules in force, fixed for the game."""
         self.dealer = first_dealer
+        """The dealer of the hand in progress (or of the next one, before its deal)."""
         self.hand_number = 0
         """1 for the first hand; 0 before the first deal."""
         self.scores = (0, 0)
+        """Each team's game score from the hands scored so far."""
         self.hand_results: tuple[HandResult, ...] = ()
+        """Every finished hand, in order."""
         self.outcome: Outcome | None = None
+        """How the game ended; ``None`` while it goes on."""
         self._stack: list[tuple] = []
         self._clear_hand()
         self.phase = DEAL
+        """Where the hand is: which kind of decision is due, a deal, or the end."""
         self.to_move = CHANCE
+        """The same as ``current_seat()``."""
 
     def _clear_hand(self) -> None:
         self.deck: tuple[Card, ...] = ()
@@ -274,16 +292,18 @@ class GameState:
         return _DECISION_OF_PHASE.get(self.phase)
 
     def is_over(self) -> bool:
+        """Whether the game has ended (``outcome`` says how)."""
         return self.outcome is not None
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Every legal action for the current seat, in a fixed order; empty when none.
 
-        >>> from pitch_sdk.cards import parse_card
-        >>> state = GameState()
-        >>> state.deal(range(54))
-        >>> [str(action) for action in state.legal_actions()][:3]
-        ['pass', 'bid 4', 'bid 5']
+        Examples:
+            >>> from pitch_sdk.cards import parse_card
+            >>> state = GameState()
+            >>> state.deal(range(54))
+            >>> [str(action) for action in state.legal_actions()][:3]
+            ['pass', 'bid 4', 'bid 5']
         """
         phase = self.phase
         if phase is PLAYING:
@@ -336,9 +356,11 @@ class GameState:
         return self.centre & others & POINT_CARDS[self.trump]
 
     def is_legal(self, action: Action) -> bool:
+        """Whether ``action`` is one of ``legal_actions()``."""
         return action in self.legal_actions()
 
     def trumps_held(self, seat: Seat) -> CardMask:
+        """The trumps in ``seat``'s hand; none before trumps are named."""
         return self.hands[seat] & TRUMPS[self.trump] if self.trump >= 0 else 0
 
     # --- changes ----------------------------------------------------------------------
@@ -450,14 +472,20 @@ class GameState:
     # --- undo and clones --------------------------------------------------------------
     #
     # The four that must name every field are written out from _FIELDS when the module
-    # loads (see _position_methods); a type checker sees their signatures here.
+    # loads (see _position_methods); a type checker sees their signatures here, and the
+    # API reference (read from the source) their docstrings, the generated ones' words.
 
     if TYPE_CHECKING:
 
         def _snapshot(self) -> tuple: ...
-        def pop(self) -> None: ...
-        def copy(self) -> GameState: ...
-        def key(self) -> tuple: ...
+        def pop(self) -> None:
+            """Undo the last ``push``, ``apply``, ``deal`` or ``forfeit``."""
+
+        def copy(self) -> GameState:
+            """A history-free clone: cheap, for simulation from this point."""
+
+        def key(self) -> tuple:
+            """A hashable identity of the position (the options and everything but history)."""
 
     else:
         _snapshot, pop, copy, key = _position_methods()

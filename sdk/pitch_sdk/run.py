@@ -31,6 +31,7 @@ from .wire import (
 )
 
 log = logging.getLogger("pitch_sdk.run")
+"""The SDK's logger: to stderr, which the referee keeps in the seat's log file."""
 
 _CHANNEL_OPTIONS = [
     # Retry quickly if the referee is not listening yet: the default first backoff is 1 s.

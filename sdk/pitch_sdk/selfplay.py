@@ -34,27 +34,34 @@ class BotPlayer:
 
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
+        """The bot playing this seat."""
         self._listens = listens(bot)
 
     @property
     def name(self) -> str:
+        """The bot's name."""
         return self.bot.name
 
     @property
     def version(self) -> str:
+        """The bot's version."""
         return self.bot.version
 
     def start(self, game: GameStart) -> None:
+        """Reseed the bot and call its ``on_game_start`` (``pitch_sdk.bot.start_game``)."""
         start_game(self.bot, game)
 
     async def decide(self, turn: Turn) -> Answer:
-        return Answer(ask(self.bot, turn.view, turn.budget), None)  # not timed: records replay
+        """Ask the bot; the answer is not timed, so that records replay identically."""
+        return Answer(ask(self.bot, turn.view, turn.budget), None)
 
     def observe(self, event: SeatEvent) -> None:
+        """Pass the event to the bot's hooks, if it has any."""
         if self._listens:
             notify(self.bot, event)
 
     def end(self, view: PlayerView) -> None:
+        """Call the bot's ``on_game_end``."""
         self.bot.on_game_end(view)
 
 

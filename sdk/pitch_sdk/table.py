@@ -43,6 +43,8 @@ class FaultPolicy(enum.Enum):
 
 @dataclass(frozen=True)
 class TimeControl:
+    """A game's time rules: each decision's limit, and a reserve for running over it."""
+
     limit_ms: int = 1000
     """Each decision's own limit."""
     reserve_ms: int = 10_000
@@ -54,7 +56,9 @@ class TimeBudget:
     """The time one decision may take: its own limit, plus what is left of the reserve."""
 
     limit_ms: int
+    """The decision's own limit: a bot that stays inside it never spends its reserve."""
     reserve_ms: int
+    """What is left of the seat's reserve for this game."""
 
     @property
     def total_ms(self) -> int:
@@ -64,9 +68,14 @@ class TimeBudget:
 
 @dataclass(frozen=True)
 class PlayerInfo:
+    """Who plays a seat, as every seat is told at the start."""
+
     seat: Seat
+    """The seat."""
     name: str
+    """The player's name."""
     version: str
+    """The player's version."""
 
 
 @dataclass(frozen=True)
@@ -74,12 +83,17 @@ class GameStart:
     """What a seat is told before a game's first deal."""
 
     game_id: str
+    """The game's id in its match (empty when the table was given none)."""
     seat: Seat
+    """The seat told: the one this player plays."""
     rules: RuleOptions
+    """The rules in force."""
     players: tuple[PlayerInfo, ...]
     """One per seat, in seat order."""
     first_dealer: Seat
+    """The dealer of the first hand."""
     time_control: TimeControl
+    """The game's time rules."""
     seed: str
     """A seed for the seat's own randomness: the same game and seat get the same seed
     again, and it reveals nothing about the deals. Empty when the table was given none."""
@@ -90,12 +104,17 @@ class Turn:
     """A decision put to a seat: what it knows (the legal actions included), and its time."""
 
     view: PlayerView
+    """The seat's view, its legal actions included."""
     budget: TimeBudget
+    """The time the decision may take."""
 
 
 @dataclass(frozen=True)
 class Answer:
+    """A player's answer to a ``Turn``."""
+
     action: Action
+    """The action chosen; the table checks that it is legal."""
     ms: float | None
     """How long the player took, as measured where it is timed; ``None``: not timed."""
 
@@ -106,7 +125,9 @@ class Started:
     format, rules, seed, first dealer and players), so a watcher can write a record."""
 
     game_id: str
+    """The game's id."""
     heading: Mapping[str, Any]
+    """The record's fields before any hand."""
 
 
 @dataclass(frozen=True)
@@ -114,8 +135,11 @@ class Dealt:
     """A hand was dealt. A seat sees its own nine cards only (the others are 0)."""
 
     hand: int
+    """The hand's number, from 1."""
     dealer: Seat
+    """The hand's dealer."""
     hands: tuple[CardMask, CardMask, CardMask, CardMask]
+    """Each seat's nine cards, indexed by seat (a seat's own only, as a seat sees it)."""
     deck: tuple[Card, ...] = ()
     """The deck order, top card first: for watchers only (a seat gets it empty)."""
 
@@ -126,16 +150,23 @@ class Decided:
     gave up to take a stock card (``give_up`` is None)."""
 
     hand: int
+    """The hand's number."""
     seat: Seat
+    """The seat that decided."""
     action: Action
+    """What it decided."""
     forced: bool
+    """Whether it was the only legal action (taken by the table, nobody asked)."""
     ms: float | None = None
     """How long the player took, as the record has it: for watchers only (seats get None)."""
 
 
 @dataclass(frozen=True)
 class HandScored:
+    """A hand was scored."""
+
     result: HandResult
+    """The hand's public summary: bid, trump, points, the score after it."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +174,9 @@ class Faulted:
     """A player's fault, as written into the record (watchers only)."""
 
     seat: Seat
+    """The seat that faulted."""
     entry: Mapping[str, Any]
+    """The fault as the record's ``faults`` holds it (kind, detail, decision...)."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +184,9 @@ class GameOver:
     """The game ended (watchers only; seats get ``Player.end``)."""
 
     outcome: Outcome
+    """How the game ended."""
     scores: tuple[int, int]
+    """The final score of each team."""
 
 
 SeatEvent: TypeAlias = Dealt | Decided | HandScored
@@ -164,10 +199,12 @@ class Player(Protocol):
     """One seat at the table."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The player's name, for the record."""
 
     @property
-    def version(self) -> str: ...
+    def version(self) -> str:
+        """The player's version, for the record."""
 
     def start(self, game: GameStart) -> None:
         """The game begins. Raises ``Fault`` when this player cannot play it at all."""
@@ -184,12 +221,18 @@ class Player(Protocol):
 
 
 class Watcher(Protocol):
+    """Anything told every event at the table as it happens, nothing hidden (a live
+    journal, a test): a callable of one ``TableEvent``."""
+
     def __call__(self, event: TableEvent) -> None: ...
 
 
 @dataclass
 class TableResult:
+    """What a finished game leaves."""
+
     record: dict[str, Any]
+    """The game record (``docs/record-format.md``)."""
     faults: list[dict[str, Any]] = field(default_factory=list)
     """The faults as the record holds them."""
     gone: set[Seat] = field(default_factory=set)
@@ -197,7 +240,7 @@ class TableResult:
 
 
 class Table:
-    """Four players, one engine, one record.
+    """Four players, one engine, one record: ``await table.play()`` plays the game.
 
     ``decks`` gives the deck order of each hand number (default: the seeded deck of
     ``seed``); ``bot_seeds`` are the players' own seeds (see ``GameStart.seed``);
@@ -220,25 +263,38 @@ class Table:
         watchers: Sequence[Watcher] = (),
     ) -> None:
         self.players = players
+        """The four players, indexed by seat."""
         self.game_id = game_id
+        """The game's id, as players and watchers are told it."""
         self.first_dealer = first_dealer
+        """The dealer of the first hand."""
         self.time_control = time_control
+        """The game's time rules."""
         self.fault_policy = fault_policy
+        """What a fault costs."""
         self.decks = decks
+        """The deck order of each hand number; ``None``: the seeded deck of ``seed``."""
         self.watchers = watchers
+        """Told every event, nothing hidden."""
         self.info = tuple(
             PlayerInfo(seat, players[seat].name, players[seat].version) for seat in SEATS
         )
+        """Who plays each seat, as every seat is told."""
         entries = [
             {"seat": seat, "name": self.info[seat].name, "version": self.info[seat].version}
             | dict(notes[seat])
             for seat in SEATS
         ]
         self.recorder = GameRecorder(options, seed=seed, first_dealer=first_dealer, players=entries)
+        """Applies each action (checked) and writes the record."""
         self.state = self.recorder.state
+        """The engine: the whole game, hidden cards included."""
         self.bot_seeds = bot_seeds
+        """Each seat's own seed (``GameStart.seed``)."""
         self.reserves_ms = [float(time_control.reserve_ms)] * 4
+        """What is left of each seat's reserve, in milliseconds."""
         self.result = TableResult(self.recorder.record())
+        """The game's result, complete once ``play()`` returns."""
         self._substitutes = random.Random(f"substitute:{seed}")
 
     async def play(self) -> TableResult:
@@ -396,6 +452,7 @@ def _as_others_see(event: Decided | HandScored) -> Decided | None:
 
 
 Result = TypeVar("Result")
+"""What a coroutine run by ``play_in_process`` returns."""
 
 
 def play_in_process(game: Coroutine[Any, Any, Result]) -> Result:

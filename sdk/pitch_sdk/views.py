@@ -33,37 +33,59 @@ class LookEvent:
     """
 
     seat: Seat
+    """The seat that turned the card."""
     move: StockMove
+    """What it did with it: take, leave or stop."""
     card: Card | None
+    """The card turned; ``None`` for another seat's."""
     give_up: Card | None
+    """The card given up for a take; ``None`` for another seat's, and for leave and stop."""
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerView:
-    """Everything ``seat`` knows at this moment of the game."""
+    """Everything ``seat`` knows at this moment of the game.
+
+    Seats are absolute (0-3; partners opposite, ``pitch_sdk.cards.partner``) and teams
+    are 0 (seats 0 and 2) and 1 (seats 1 and 3), whoever is looking: your own are
+    ``seat`` and ``pitch_sdk.cards.team_of(seat)``. Card sets are masks
+    (``pitch_sdk.cards.cards_in`` lists them). Fields about the hand in progress hold
+    what was public to the table plus this seat's own private cards, never another
+    seat's; a field of something that has not happened yet is empty (0, -1 or ``()``).
+    """
 
     seat: Seat
+    """The seat this view belongs to: yours."""
     options: RuleOptions
+    """The rules in force for this game."""
     hand_number: int
+    """The hand being played, from 1 (0 before the first deal)."""
     dealer: Seat
+    """The dealer of this hand."""
     scores: tuple[int, int]
+    """Each team's game score (indexed by team) from the hands scored so far; negative
+    after a lost bid."""
     phase: Phase
+    """Where the hand is: bidding, naming trumps, discarding, ... playing, over."""
     to_move: int
-    """The seat that decides now (or CHANCE / TERMINAL)."""
+    """The seat that decides now: this one or another (``pitch_sdk.rules.CHANCE`` while a
+    deal is due, ``pitch_sdk.rules.TERMINAL`` once the game is over)."""
     decision: Decision | None
     """The decision this seat faces, if it is this seat's turn."""
     legal_actions: tuple[Action, ...]
     """This seat's legal actions; empty when it is not its turn."""
     hand: CardMask
-    """This seat's own cards."""
+    """This seat's own cards, as held now."""
     hand_sizes: tuple[int, int, int, int]
+    """How many cards each seat holds now (indexed by seat)."""
     bids: tuple[tuple[Seat, int], ...]
     """(seat, amount) in bidding order; 0 is a pass."""
     bidder: Seat
-    """-1 until bidding ends."""
+    """The seat that won the bidding; -1 until bidding ends."""
     bid: int
+    """The highest bid so far (the contract once bidding ends); 0 before any bid."""
     trump: Suit
-    """-1 until trump is named."""
+    """The trump suit named by the bidder; -1 until trump is named."""
     discarded: tuple[CardMask, CardMask, CardMask, CardMask]
     """Non-trumps each seat put face up in the centre."""
     discarded_down: tuple[CardMask, CardMask, CardMask, CardMask]
@@ -85,10 +107,14 @@ class PlayerView:
     look_remaining: int
     """Cards in the looker's pile, the turned one included."""
     tricks: tuple[Trick, ...]
+    """The finished tricks of this hand, in order, each with its plays and winner."""
     trick: tuple[tuple[Seat, Card], ...]
     """The trick in progress: (seat, card) in play order."""
     leader: Seat
+    """The seat that led the trick in progress (-1 before play)."""
     jokers_played: int
+    """How many jokers have been played this hand (0-2): the first one played is the
+    high joker, the second the low one (``pitch_sdk.cards.STRENGTH_LOW_JOKER``)."""
     taken: tuple[int, int]
     """Points each team has taken so far in this hand."""
     last_hand: HandResult | None
@@ -96,6 +122,7 @@ class PlayerView:
     (their effect is in ``scores``), and a bot that wants them keeps them from
     ``Bot.on_hand_end``."""
     outcome: Outcome | None
+    """How the game ended; ``None`` while it goes on."""
 
 
 def _view_maker() -> Callable[..., PlayerView]:

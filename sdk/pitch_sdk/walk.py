@@ -24,7 +24,9 @@ class Dealt:
     """A hand was dealt; ``state`` is the engine just after the deal."""
 
     hand: int
+    """The hand's number, from 1."""
     state: GameState
+    """A copy of the engine just after the deal."""
 
 
 @dataclass(frozen=True)
@@ -32,14 +34,19 @@ class Step:
     """One recorded decision and the engine around it."""
 
     hand: int
+    """The hand's number, from 1."""
     index: int
     """0-based position in the hand's ``decisions`` (messages count from 1)."""
     seat: Seat
+    """The seat that decided."""
     action: Action
+    """What it decided."""
     forced: bool
     """The engine's verdict: the seat had a single legal option."""
     before: GameState
+    """A copy of the engine before the decision."""
     after: GameState
+    """A copy of the engine after it."""
 
 
 def walk(record: dict[str, Any], until: GameState | None = None) -> Iterator[Dealt | Step]:

@@ -47,6 +47,7 @@ from .table import (
 from .views import LookEvent, PlayerView
 
 PROTOCOL_VERSION = 1
+"""The version of the wire contract this SDK speaks, sent in the bot's hello."""
 
 
 # --- cards and options --------------------------------------------------------------
@@ -64,6 +65,7 @@ def checked_mask(mask: int) -> CardMask:
 
 
 def options_to_proto(options: RuleOptions) -> pb.RuleOptions:
+    """The rule options as a message."""
     return pb.RuleOptions(
         scoring=options.scoring,
         dealer_steal=options.dealer_steal,
@@ -73,6 +75,7 @@ def options_to_proto(options: RuleOptions) -> pb.RuleOptions:
 
 
 def options_from_proto(message: pb.RuleOptions) -> RuleOptions:
+    """The rule options a message holds (one shared value per set of options)."""
     return _options(message.scoring, message.dealer_steal, message.target, message.hand_cap)
 
 
@@ -90,6 +93,7 @@ _STOCK_MOVES = {move.value: move for move in StockMove}
 
 
 def action_to_proto(action: Action) -> pb.Action:
+    """An action as a message."""
     if isinstance(action, Play):
         return pb.Action(play=action.card)
     if isinstance(action, Bid):
@@ -168,6 +172,7 @@ def _plays(trick: pb.Trick) -> tuple[tuple[Seat, int], ...]:
 
 
 def hand_result_to_proto(result: HandResult) -> pb.HandResult:
+    """A finished hand's summary as a message."""
     return pb.HandResult(
         number=result.number,
         dealer=result.dealer,
@@ -182,6 +187,7 @@ def hand_result_to_proto(result: HandResult) -> pb.HandResult:
 
 
 def hand_result_from_proto(message: pb.HandResult) -> HandResult:
+    """The finished hand's summary a message holds."""
     return HandResult(
         message.number,
         message.dealer,
@@ -196,6 +202,7 @@ def hand_result_from_proto(message: pb.HandResult) -> HandResult:
 
 
 def outcome_to_proto(outcome: Outcome | None) -> pb.Outcome | None:
+    """A game's outcome as a message; ``None`` while the game goes on."""
     if outcome is None:
         return None
     message = pb.Outcome(termination=outcome.termination.value)
@@ -207,6 +214,7 @@ def outcome_to_proto(outcome: Outcome | None) -> pb.Outcome | None:
 
 
 def outcome_from_proto(message: pb.Outcome) -> Outcome:
+    """The outcome a message holds."""
     return Outcome(
         Termination(message.termination),
         message.winner if message.HasField("winner") else None,
@@ -215,6 +223,7 @@ def outcome_from_proto(message: pb.Outcome) -> Outcome:
 
 
 def view_to_proto(view: PlayerView) -> pb.PlayerView:
+    """A seat's view as a message (the legal actions travel beside it, in the request)."""
     message = pb.PlayerView(
         seat=view.seat,
         rules=_cached_options_message(view.options),
@@ -315,6 +324,7 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
 
 
 def game_start_to_proto(game: GameStart) -> pb.GameStart:
+    """What a seat is told at a game's start, as a message."""
     return pb.GameStart(
         game_id=game.game_id,
         seat=game.seat,
@@ -328,6 +338,7 @@ def game_start_to_proto(game: GameStart) -> pb.GameStart:
 
 
 def game_start_from_proto(message: pb.GameStart) -> GameStart:
+    """What a seat was told at a game's start."""
     return GameStart(
         game_id=message.game_id,
         seat=message.seat,

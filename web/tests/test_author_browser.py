@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -14,12 +13,13 @@ from pitch_ladder.archive import pack
 from pitch_ladder.authors import add_author, authenticate
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.submissions import submit_upload
+from pitch_sdk import reference
 from pitch_web import create_app
 from pitch_web.service import enable_service
 from pitch_web.source import LadderSource
 
 pytestmark = pytest.mark.slow
-GREEDY = Path(__file__).resolve().parents[2] / "sample_bots" / "greedy"
+GREEDY = reference.folder("greedy")
 
 
 def test_the_author_page_shows_a_tokens_own_verdicts_and_logs_only(

@@ -18,12 +18,12 @@ from pitch_ladder.archive import ArchiveLimits, pack
 from pitch_ladder.authors import add_author, revoke
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion, Match
+from pitch_sdk import reference
 from pitch_web import create_app
 from pitch_web.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import FolderSource, LadderSource
 
-ROOT = Path(__file__).resolve().parents[2]
-GREEDY, RANDOM = ROOT / "sample_bots" / "greedy", ROOT / "sample_bots" / "random"
+GREEDY, RANDOM = reference.folder("greedy"), reference.folder("random")
 MANIFEST = b'name = "evil"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
 LIMITS = ArchiveLimits(max_archive_bytes=200_000, max_unpacked_bytes=1_000_000)
 

@@ -30,10 +30,10 @@ from pitch_ladder.models import Game, LadderIdentity, RatingHistory  # noqa: E40
 from pitch_ladder.ownership import OWNER_ROW  # noqa: E402
 from pitch_ladder.pairing import PairingSettings  # noqa: E402
 from pitch_ladder.scheduler import Scheduler, SchedulerSettings  # noqa: E402
+from pitch_sdk import reference  # noqa: E402
 
 pytestmark = pytest.mark.slow
-ROOT = HERE.parents[1]
-GREEDY, RANDOM = ROOT / "sample_bots" / "greedy", ROOT / "sample_bots" / "random"
+GREEDY, RANDOM = reference.folder("greedy"), reference.folder("random")
 SETTINGS = """
 [scheduler]
 workers = 1

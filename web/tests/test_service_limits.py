@@ -20,12 +20,12 @@ from pitch_ladder.authors import add_author
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion
 from pitch_ladder.quotas import AuthorLimits
+from pitch_sdk import reference
 from pitch_web import create_app
 from pitch_web.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import LadderSource
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 NOT_AN_ARCHIVE = b"this is not a .tar.gz"
 """An upload refused at once (422) by its check: cheap, and it counts as an upload."""
 

@@ -23,9 +23,10 @@ from test_serve import post_upload, start, stop  # noqa: E402
 from pitch_ladder.archive import pack  # noqa: E402
 from pitch_ladder.authors import add_author  # noqa: E402
 from pitch_ladder.ladder import Ladder  # noqa: E402
+from pitch_sdk import reference  # noqa: E402
 
 pytestmark = pytest.mark.slow
-RANDOM = HERE.parents[1] / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 AUTHORS = 4
 READS = 60
 

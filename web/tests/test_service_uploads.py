@@ -18,12 +18,13 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.submissions import REASON_BYTES
 from pitch_referee.errors import PitchError
 from pitch_referee.sandbox import unavailable_reason
+from pitch_sdk import reference
 from pitch_web import create_app
 from pitch_web.service import ServiceSettings, enable_service
 from pitch_web.settings import ServeSettings
 from pitch_web.source import LadderSource
 
-RANDOM = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 MANIFEST = b'name = "evil"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
 FLOODER = """import sys
 for _ in range(3):

@@ -1,4 +1,4 @@
-"""Ready-made bots: usable in-process (``pitch simulate``) and behind the sample bot folders."""
+"""Ready-made bots: usable in-process (``pitch simulate``) and behind the reference bots."""
 
 from __future__ import annotations
 

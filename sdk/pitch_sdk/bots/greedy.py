@@ -112,7 +112,9 @@ class GreedyBot(Bot):
     """Bids its expected points, keeps point cards, captures points, protects threes."""
 
     name = "greedy"
+    """The name it plays under."""
     version = "1.0"
+    """Its version: raised when its play changes."""
 
     bid_margin = 0.0
     """Expected points needed above a bid before making it (tuned in self-play)."""

@@ -9,4 +9,6 @@ class RandomBot(Bot):
     """Every decision uniformly at random among the legal actions (the ``Bot`` defaults)."""
 
     name = "random"
+    """The name it plays under."""
     version = "1.0"
+    """Its version."""

@@ -12,6 +12,7 @@ from ..actions import StockMove
 from ..cards import DECK_SIZE, JOKER, POINTS, SUITS, TRUMPS, Card, CardMask, cards_in, mask_of
 
 ALL_MASK = (1 << DECK_SIZE) - 1
+"""Every card of the deck as a mask."""
 LOW_JOKER_BIT = 1 << JOKER
 """The first joker code: the one the engine gives when a seat holding both is asked for JK."""
 TAKE, LEAVE_MOVE, STOP_MOVE = StockMove.TAKE, StockMove.LEAVE, StockMove.STOP

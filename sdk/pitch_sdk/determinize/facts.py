@@ -30,6 +30,7 @@ from .model import _Entry, _Facts, _Stage
 from .own_look import _my_look_options
 
 STOCK_CARDS = DECK_SIZE - 4 * CARDS_DEALT
+"""The cards of the stock after the deal: 18."""
 
 
 @lru_cache(maxsize=16)

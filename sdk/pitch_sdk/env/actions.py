@@ -35,16 +35,27 @@ CARD_SLOTS = 53
 """One slot per card code 0-52: the jokers are identical, so both are slot 52 (``JOKER``)."""
 
 PASS_ID = 0
-BID_IDS = 1  # bids 4..13 are ids 1..10
-TRUMP_IDS = 11  # clubs, diamonds, hearts, spades
-DISCARD_IDS = 15  # discard card c: 15 + c
-PICKUP_IDS = DISCARD_IDS + CARD_SLOTS  # pick up card c: 68 + c
-DONE = PICKUP_IDS + CARD_SLOTS  # 121: pick up no more cards
-TAKE_IDS = DONE + 1  # take the turned stock card, giving up card c: 122 + c
-LEAVE_ID = TAKE_IDS + CARD_SLOTS  # 175
-STOP_ID = LEAVE_ID + 1  # 176
-PLAY_IDS = STOP_ID + 1  # play card c: 177 + c
-ACTION_COUNT = PLAY_IDS + CARD_SLOTS  # 230
+"""The pass."""
+BID_IDS = 1
+"""The first bid id: bids 4..13 are ids 1..10."""
+TRUMP_IDS = 11
+"""The first trump id: naming suit s (clubs, diamonds, hearts, spades) is 11 + s."""
+DISCARD_IDS = 15
+"""The first discard id: discarding card c is 15 + c."""
+PICKUP_IDS = DISCARD_IDS + CARD_SLOTS
+"""The first pick-up id: picking up card c is 68 + c."""
+DONE = PICKUP_IDS + CARD_SLOTS
+"""121: pick up no more cards."""
+TAKE_IDS = DONE + 1
+"""The first take id: taking the turned stock card, giving up card c, is 122 + c."""
+LEAVE_ID = TAKE_IDS + CARD_SLOTS
+"""175: leave the turned stock card."""
+STOP_ID = LEAVE_ID + 1
+"""176: stop looking through the stock."""
+PLAY_IDS = STOP_ID + 1
+"""The first play id: playing card c is 177 + c."""
+ACTION_COUNT = PLAY_IDS + CARD_SLOTS
+"""230: the size of the action space."""
 
 _ID_OF: dict[Action, int] = {PASS: PASS_ID, LEAVE: LEAVE_ID, STOP: STOP_ID}
 _ID_OF.update({Bid(amount): BID_IDS + amount - 4 for amount in range(4, 14)})
@@ -91,6 +102,7 @@ class DecisionSteps:
 
     def __init__(self, legal: Sequence[Action]) -> None:
         self.legal = legal
+        """The decision's legal actions, as the table lists them."""
         self.chosen: CardMask = 0
         """The cards chosen so far in a set decision (an observation field)."""
         self.action: Action | None = None
@@ -98,6 +110,7 @@ class DecisionSteps:
         self._base = _SET_BASE.get(type(legal[0]))
         if self._base is None:
             self.legal_ids = _single_step_ids(legal)
+            """The ids legal at this step."""
         else:
             self._paths = {_path(action.cards): action for action in legal}  # type: ignore[union-attr]
             self._prefix: tuple[int, ...] = ()

@@ -31,10 +31,14 @@ class PolicyBot(Bot):
     ) -> None:
         super().__init__(seed)
         self.policy = policy
+        """The policy that chooses each step."""
         self.name = name
+        """The name the bot plays under."""
         self.version = version
+        """The bot's version."""
 
     def decide(self, view: PlayerView) -> Action:
+        """Ask the policy step by step until the decision is complete."""
         steps = DecisionSteps(view.legal_actions)
         while steps.action is None:
             steps.take(int(self.policy(encode(view, steps.chosen), steps.mask())))

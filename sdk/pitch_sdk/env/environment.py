@@ -27,6 +27,7 @@ from .actions import ACTION_COUNT, DecisionSteps
 from .observation import HIGH, LOW, OBSERVATION_SIZE, encode
 
 Reward = Literal["hand", "game"]
+"""When rewards are given: as each hand is scored, or once at the game's end."""
 
 
 def agent_name(seat: Seat) -> str:
@@ -97,6 +98,7 @@ class PitchEnv(AECEnv):
         "render_modes": ["ansi"],
         "is_parallelizable": False,
     }
+    """PettingZoo's description of the environment: its name and render modes."""
 
     def __init__(
         self,
@@ -112,12 +114,17 @@ class PitchEnv(AECEnv):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode={render_mode!r}: expected None or 'ansi'")
         self.bots = dict(bots or {})
+        """The seats played by SDK bots, by seat."""
         if set(self.bots) - set(SEATS):
             raise ValueError(f"bots in seats {sorted(self.bots)}: the seats are 0-3")
         self.reward = reward
+        """When rewards are given."""
         self.rules = rules or RuleOptions()
+        """The rules of every game."""
         self.render_mode = render_mode
+        """``"ansi"`` or ``None``."""
         self.possible_agents = [agent_name(seat) for seat in SEATS if seat not in self.bots]
+        """The agents: the seats not given to bots."""
         if not self.possible_agents:
             raise ValueError("every seat is a bot: leave at least one seat to an agent")
         observation = spaces.Dict(
@@ -144,9 +151,11 @@ class PitchEnv(AECEnv):
         """The seed of the game being played: the table's seed, as ``pitch simulate``'s."""
 
     def observation_space(self, agent: str) -> spaces.Space:
+        """A dict of ``observation`` (``OBSERVATION_SIZE`` floats) and ``action_mask``."""
         return self._observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(ACTION_COUNT)``: every decision's ids (``pitch_sdk.env.describe``)."""
         return self._action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:

@@ -50,18 +50,23 @@ SCALAR_FIELDS: tuple[tuple[str, int, float, float], ...] = (
 """(name, width, lowest, highest) of each scaled field, after the 0/1 fields."""
 
 OFFSET: dict[str, int] = {}
+"""Where each field starts in an observation, by name."""
 _at = 0
 for _name, _width in BINARY_FIELDS:
     OFFSET[_name] = _at
     _at += _width
 BINARY_SIZE = _at
+"""The number of 0/1 values, which come first."""
 for _name, _width, _low, _high in SCALAR_FIELDS:
     OFFSET[_name] = _at
     _at += _width
 OBSERVATION_SIZE = _at
+"""The length of an observation vector."""
 
 LOW = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+"""The lowest value of each position of an observation (the space's bounds)."""
 HIGH = np.ones(OBSERVATION_SIZE, dtype=np.float32)
+"""The highest value of each position of an observation."""
 for _name, _width, _low, _high in SCALAR_FIELDS:
     LOW[OFFSET[_name] : OFFSET[_name] + _width] = _low
     HIGH[OFFSET[_name] : OFFSET[_name] + _width] = _high

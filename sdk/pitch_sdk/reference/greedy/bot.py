@@ -1,4 +1,4 @@
-"""The greedy sample bot: the heuristic player from ``pitch_sdk.bots.greedy``."""
+"""The greedy reference bot: the heuristic player from ``pitch_sdk.bots.greedy``."""
 
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.run import run

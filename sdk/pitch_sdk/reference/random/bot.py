@@ -1,4 +1,4 @@
-"""The random sample bot: every decision uniformly at random among the legal actions."""
+"""The random reference bot: every decision uniformly at random among the legal actions."""
 
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.run import run
