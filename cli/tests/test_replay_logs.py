@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pitch_sdk import reference
 from pitch_sdk.record import load_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ def crashed_match(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bot.mkdir()
     command = f'["{sys.executable}", "{CHATTY}", "5"]'
     (bot / "bot.toml").write_text(f'name = "chatty"\nversion = "1"\ncommand = {command}\n')
-    played = pitch("match", bot, ROOT / "sample_bots" / "random", "--games", "1",
+    played = pitch("match", bot, reference.folder("random"), "--games", "1",
                    "--no-duplicate", "--concurrency", "1", "--sandbox", "off", "--rule",
                    "hand_cap=1", "--seed", "5", "--out", folder / "m")  # fmt: skip
     assert played.returncode == 0, played.stderr

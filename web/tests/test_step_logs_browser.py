@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from pitch_sdk import reference
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
 
@@ -32,7 +33,7 @@ def chatty_match(served: Path, crash_at: int, think_s: float, hands: int) -> sub
     (bot / "bot.toml").write_text(f'name = "chatty"\nversion = "1"\ncommand = {command}\n')
     served.mkdir(exist_ok=True)
     return subprocess.Popen(
-        [sys.executable, "-m", "pitch_cli", "match", str(bot), str(ROOT / "sample_bots" / "random"),
+        [sys.executable, "-m", "pitch_cli", "match", str(bot), str(reference.folder("random")),
          "--games", "1", "--no-duplicate", "--concurrency", "1", "--sandbox", "off",
          "--rule", f"hand_cap={hands}", "--seed", "5", "--out", "m"],
         cwd=served, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
