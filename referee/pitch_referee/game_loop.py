@@ -208,6 +208,7 @@ class RemotePlayer:
             await self.grid.release()
         self._tag(asked=True)
         answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000)
+        await self.bot.settle_log()  # what it wrote before answering is this decision's
         self.answer_ms = seconds * 1000
         if not answer.HasField("action"):
             raise BotProtocolError("the answer holds no action")

@@ -9,8 +9,6 @@ offset in bytes into the log (docs/record-format.md). A line belongs to the last
 or before its first byte. A log without an index (written before the index existed, or
 shipped from a cluster's worker) is cut by the marker the Python SDK's run loop logs at
 each game start, with no decision.
-
-Imports nothing but the standard library.
 """
 
 from __future__ import annotations
@@ -19,12 +17,18 @@ import json
 import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
+
+from pitch_sdk.record import log_file
+
+from .logtail import clip
 
 INDEX_SUFFIX = ".index"
 MAX_LINES = 2000
 """Lines read per log and game: a chatty bot's lines stay readable, a page small."""
+LINE_BYTES = 2000
+"""The widest line shown, in UTF-8 bytes (``logtail.clip`` marks what it cuts)."""
 GAME_START = re.compile(r"\bgame (\S+): playing seat ([0-3])\b")
 """The line ``pitch_sdk.run`` logs when a game starts (what logs without an index have)."""
 
@@ -80,7 +84,7 @@ def record_lines(
         seat, log = player.get("seat"), player.get("log")
         if not isinstance(log, str) or seat not in range(4) or seat not in seats:
             continue
-        path = (base / PurePosixPath(log)).resolve()  # an old absolute path stays as it is
+        path = log_file(base, log).resolve()  # an old absolute path stays as it is
         if (root is not None and not path.is_relative_to(root)) or not path.is_file():
             continue
         for line in game_lines(path, game_id, seat):
@@ -109,7 +113,8 @@ def game_lines(log: Path, game_id: str, seat: int) -> list[LoggedLine]:
                 at += 1
             tag = entries[at][1]
             if tag.game == game_id:
-                lines.append(LoggedLine(raw.decode(errors="replace").rstrip("\r\n"), tag))
+                text = raw.decode(errors="replace").rstrip("\r\n")
+                lines.append(LoggedLine(clip(text, LINE_BYTES), tag))
             offset += len(raw)
     return lines
 
@@ -144,7 +149,7 @@ def _marked_lines(path: Path, game_id: str, seat: int) -> list[str]:
                 if start:
                     inside = start.group(1) == game_id and int(start.group(2)) == seat
                 if inside:
-                    found.append(line.rstrip("\n"))
+                    found.append(clip(line.rstrip("\n"), LINE_BYTES))
                     if len(found) >= MAX_LINES:
                         break
     except OSError:

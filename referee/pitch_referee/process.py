@@ -33,6 +33,9 @@ LOG_CAP_BYTES = 10 * 1024 * 1024
 """What one log file and its index (``logindex``) keep at most, across every process that
 writes them (a bot restarted after a fault appends to its seat's file): the default where
 a match does not share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
+SETTLE_TURNS = 3
+"""Turns of the event loop after an answer before its decision's log tag ends: one to
+resume, one for the pipe's bytes to be read, one for the copy to take them."""
 SHUTDOWN_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
 
@@ -268,6 +271,15 @@ class BotProcess:
         finally:
             if self.controls is not None:
                 self.controls.pause()
+
+    async def settle_log(self) -> None:
+        """Let the copy of the bot's output take what the bot wrote before its answer,
+        under the tag in force (``log_tag``): those bytes are in the pipe before the
+        answer is sent, the event loop reads them on its next turn and the copy runs on
+        the turn after."""
+        if self._log_task is not None:
+            for _ in range(SETTLE_TURNS):
+                await asyncio.sleep(0)
 
     def cpu_seconds(self) -> float | None:
         """CPU used so far by the bot and everything it started, where it is measured."""
