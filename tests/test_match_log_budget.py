@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pitch_referee.logindex import LogTag, index_path
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_referee.process import RECENT_OUTPUT_BYTES, _copy_capped
 from pitch_sdk import reference
@@ -56,7 +57,7 @@ def test_a_flooding_bot_keeps_its_log_budget_over_its_seats_and_workers(tmp_path
     # Two seats, each with a process per game letter, in each of two workers: at most eight
     # files, each keeping an eighth (a worker starts only the letters it plays).
     assert 2 <= len(files) <= 8, files
-    sizes = [path.stat().st_size for path in files]
+    sizes = [path.stat().st_size + _size(index_path(path)) for path in files]  # with its index
     assert sum(sizes) <= budget + len(files) * NOTICE, sizes
     assert all(size >= budget // 8 for size in sizes), "each file kept its share"
     assert "log truncated" in files[0].read_text()
@@ -64,20 +65,28 @@ def test_a_flooding_bot_keeps_its_log_budget_over_its_seats_and_workers(tmp_path
     assert honest < budget, "the random bot's logs are its own budget's"
 
 
-def test_a_log_file_keeps_its_cap_across_the_processes_that_write_it(tmp_path: Path) -> None:
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+def test_a_log_file_and_its_index_keep_their_cap_across_the_processes_that_write_them(
+    tmp_path: Path,
+) -> None:
     log = tmp_path / "A1-flood.log"
 
-    async def one_process(output: bytes) -> None:
+    async def one_process(output: bytes, game: str) -> None:
         stream = asyncio.StreamReader()
         stream.feed_data(output)
         stream.feed_eof()
-        await _copy_capped(stream, log, 1000, bytearray())
+        await _copy_capped(stream, log, 1000, lambda: LogTag(game, 1, 0, asked=True), bytearray())
 
-    for _ in range(3):  # a bot restarted after each fault appends to its seat's file
-        asyncio.run(one_process(b"y" * 700))
+    for game in ("g0", "g1", "g2"):  # a bot restarted after each fault appends to its file
+        asyncio.run(one_process(b"y" * 699 + b"\n", game))
     text = log.read_text()
-    assert text.startswith("y" * 1000 + "\n[pitch referee: log truncated")
-    assert text.count("truncated") == 1 and len(text) <= 1000 + NOTICE
+    index = index_path(log).read_text()
+    assert text.startswith("y" * 699 + "\n" + "y" * 100)
+    assert text.count("truncated") == 1 and index.count("\n") == 2
+    assert len(text) + len(index) <= 1000 + NOTICE
 
 
 def test_a_process_keeps_the_end_of_its_output_in_memory_past_its_logs_cap(tmp_path: Path) -> None:
@@ -87,7 +96,7 @@ def test_a_process_keeps_the_end_of_its_output_in_memory_past_its_logs_cap(tmp_p
         stream = asyncio.StreamReader()
         stream.feed_data(b"y" * (RECENT_OUTPUT_BYTES + 5000) + b"\nValueError: last words\n")
         stream.feed_eof()
-        await _copy_capped(stream, tmp_path / "A1-flood.log", 1000, recent)
+        await _copy_capped(stream, tmp_path / "A1-flood.log", 1000, lambda: None, recent)
 
     asyncio.run(one_process())
     assert len(recent) == RECENT_OUTPUT_BYTES

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeAlias
 
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
@@ -47,6 +47,12 @@ from pitch_sdk.record import ReplayResult
 from pitch_sdk.rules import GameState
 from pitch_sdk.views import LookEvent, PlayerView
 from pitch_sdk.walk import Dealt, Step, walk
+
+from .terminal import printable
+
+BotLines: TypeAlias = Mapping[tuple[int, int | None], list[tuple[Seat, str]]]
+"""The bots' log lines of a game by hand and the index of the decision they are shown
+under (``None``: the hand's deal; ``pitch_referee.logindex.LogTag.under``)."""
 
 OUTPUT_WIDTH = 100
 """Columns used when the output is not a terminal, so that piped text is stable."""
@@ -143,12 +149,15 @@ def render_game(
     *,
     hand: int | None = None,
     seat: Seat | None = None,
+    logs: BotLines | None = None,
 ) -> RenderableType:
     """The game hand by hand: header, each hand (or only ``hand``), then any discrepancy.
 
     ``replayed`` is ``replay(record)``: the walk stops where it stopped. With ``seat``,
-    only what that seat knew is shown.
+    only what that seat knew is shown. ``logs``: the bots' lines, each under the decision
+    it came during or after.
     """
+    logs = logs or {}
     names = _player_names(record)
     faults = [fault for fault in record.get("faults", []) if isinstance(fault, dict)]
     parts: list[RenderableType] = [*_header(record, replayed, names, seat)]
@@ -156,6 +165,9 @@ def render_game(
     if early and hand is None:
         parts.append(Text("Before the first deal", style="bold"))
         parts.extend(_fault_line(fault) for fault in early)
+    if hand is None and logs.get((0, None)):
+        parts.append(Text("Before the first deal", style="bold"))
+        parts.extend(_log_line(None, line) for line in logs[(0, None)])
     until = None if replayed.ok else replayed.state
     current: _HandView | None = None
     for event in walk(record, until):
@@ -165,7 +177,7 @@ def render_game(
             if current is not None:
                 parts.extend(current.finish())
             in_hand = [fault for fault in faults if fault.get("hand") == event.hand]
-            current = _HandView(event.state, seat, in_hand)
+            current = _HandView(event.state, seat, in_hand, logs)
         else:
             assert current is not None
             current.step(event)
@@ -234,6 +246,13 @@ def _fault_line(fault: dict[str, Any]) -> RenderableType:
     return Padding(Text(text, style="bold red"), (0, 0, 0, 4), expand=False)
 
 
+def _log_line(under: int | None, line: tuple[Seat, str]) -> RenderableType:
+    """A bot's log line, under its decision (``#N``, or the deal's), escaped for a terminal."""
+    seat, text = line
+    number = f"#{under + 1}" if under is not None else "deal"
+    return Text(f"      {number:<5}seat {seat} | {printable(text)}", style="dim")
+
+
 def _forced(text: Text, step: Step) -> Text:
     """Mark a decision the engine took alone (a single legal option)."""
     return text.append(" (forced)", style="dim") if step.forced else text
@@ -256,8 +275,19 @@ def _discrepancy(message: str) -> RenderableType:
 class _HandView:
     """The lines of one hand, as the table (``viewer`` None) or one seat saw it."""
 
-    def __init__(self, dealt: GameState, viewer: Seat | None, faults: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        dealt: GameState,
+        viewer: Seat | None,
+        faults: list[dict[str, Any]],
+        logs: BotLines,
+    ) -> None:
         self.viewer = viewer
+        self.logs = {
+            under: lines for (hand, under), lines in logs.items() if hand == dealt.hand_number
+        }
+        self.waiting: list[RenderableType] = []
+        """Log lines of a trick's plays, shown after the trick's line."""
         self.faults = sorted(faults, key=lambda fault: fault.get("decision", 0))
         self.lines: list[RenderableType] = [
             Text(""),
@@ -271,6 +301,7 @@ class _HandView:
         for seat in self.order:
             view = self._view(dealt, seat)
             self._seat_line(seat, self._cards_of(view, seat, view.hand))
+        self.lines.extend(self._logged(None))
 
     # --- what the viewer may see ----------------------------------------------------------
 
@@ -297,6 +328,9 @@ class _HandView:
         line = Text(f"    {number:<5}seat {seat}  " if number else f"    seat {seat}  ")
         line.append_text(body)
         self.lines.append(line)
+
+    def _logged(self, under: int | None) -> list[RenderableType]:
+        return [_log_line(under, line) for line in self.logs.pop(under, [])]
 
     def _faults_upto(self, index: int | None) -> None:
         """Faults recorded before decision ``index`` (all that are left, for ``None``)."""
@@ -328,6 +362,13 @@ class _HandView:
             self._seat_line(step.seat, self._look(event, step), number)
         else:
             self._play(step)
+        if kind is Decision.PLAY:
+            self.waiting += self._logged(step.index)
+            if not step.after.trick:  # the trick's line is written: its lines follow
+                self.lines += self.waiting
+                self.waiting = []
+        else:
+            self.lines += self._logged(step.index)
         if step.before.phase in _BEFORE_THE_LOOK and step.after.phase not in _BEFORE_THE_LOOK:
             self._fill(step.after)
         if step.before.phase != PLAYING and step.after.phase == PLAYING:
@@ -437,5 +478,8 @@ class _HandView:
             played_last = self.trick_start + len(last.trick) - 1
             line = self._trick_line(len(last.tricks) + 1, played_last, last.trick)
             self.lines.append(line.append("  (unfinished)"))
+        self.lines += self.waiting
         self._faults_upto(None)
+        for under in sorted(self.logs, key=lambda under: -1 if under is None else under):
+            self.lines += self._logged(under)  # a decision never recorded: a fault's
         return self.lines

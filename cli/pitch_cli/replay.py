@@ -9,10 +9,12 @@ from typing import Annotated, Any
 import typer
 
 from pitch_referee.errors import PitchError
-from pitch_sdk.record import load_record
+from pitch_referee.logindex import record_lines
+from pitch_referee.match.folder import record_game
+from pitch_sdk.record import load_record, match_folder
 from pitch_sdk.record import replay as replay_record
 
-from .render import count_of, output_console, render_game
+from .render import BotLines, count_of, output_console, render_game
 
 
 def replay(
@@ -39,6 +41,14 @@ def replay(
             "network) instead of printing it; --hand and --seat choose where it opens.",
         ),
     ] = None,
+    logs: Annotated[
+        bool,
+        typer.Option(
+            "--logs",
+            help="Print the bots' log lines, each under the decision it came during (or "
+            "after), from the match folder's logs; with --seat, that seat's only.",
+        ),
+    ] = False,
 ) -> None:
     """Show a recorded game hand by hand: deal, bids, discards, stock, tricks, scores.
 
@@ -60,9 +70,21 @@ def replay(
             )
             typer.echo(message, err=True)
     else:
-        output_console().print(render_game(game, replayed, hand=hand, seat=seat))
+        lines = _bot_lines(game, record, seat) if logs else None
+        output_console().print(render_game(game, replayed, hand=hand, seat=seat, logs=lines))
     if not replayed.ok:
         raise typer.Exit(1)
+
+
+def _bot_lines(game: dict[str, Any], record: Path, seat: int | None) -> BotLines:
+    """The game's log lines of every seat (or ``seat``'s) by hand and decision; lines of a
+    log without an index (no decision known) are the hand-0 deal's."""
+    seats = range(4) if seat is None else {seat}
+    found: dict[tuple[int, int | None], list[tuple[int, str]]] = {}
+    for at, line in record_lines(game, record_game(record), match_folder(record), seats, None):
+        where = (0, None) if line.tag is None else (line.tag.hand, line.tag.under)
+        found.setdefault(where, []).append((at, line.text))
+    return found
 
 
 def _write_html(

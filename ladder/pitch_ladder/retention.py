@@ -1,7 +1,8 @@
 """How long a ladder keeps its bots' logs: by age, and within a total size.
 
 Two kinds of logs grow without end on a server: each match's bot logs
-(``matches/<match>/logs/worker-N/*.log``, each bot's within its budget per match:
+(``matches/<match>/logs/worker-N/*.log`` and the index beside each,
+``pitch_referee.logindex``; each bot's within its budget per match:
 ``MatchSettings.log_budget_bytes``) and the smoke tests kept for refused submissions
 (``smoke/<folder>/``). ``sweep`` removes the match logs older than
 ``match_log_days`` and the smoke tests older than ``refused_log_days``, then, while what
@@ -24,6 +25,8 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
+
+from pitch_referee.logindex import INDEX_SUFFIX
 
 from .ladder import SMOKE_FOLDER, Ladder
 from .models import Match
@@ -106,13 +109,16 @@ def sweep(ladder: Ladder, settings: RetentionSettings, now: float | None = None)
 
 
 def _match_logs(ladder: Ladder) -> list[_Item]:
-    """Every log file of the matches not being played (a pending match may be playing)."""
+    """Every log file and log index of the matches not being played (a pending match may
+    be playing)."""
     with Session(ladder.engine) as session:
         playing = set(
             session.exec(select(Match.folder).where(col(Match.status) == "pending")).all()
         )
     items = []
-    for path in (ladder.folder / "matches").glob("*/logs/*/*.log"):
+    for path in (ladder.folder / "matches").glob("*/logs/*/*.log*"):
+        if not path.name.endswith((".log", f".log{INDEX_SUFFIX}")):
+            continue
         match = path.parents[2].relative_to(ladder.folder).as_posix()
         if match in playing:
             continue

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pitch_referee.conformance import ConformanceReport, check_bot
 from pitch_referee.errors import ManifestError
-from pitch_referee.logtail import log_tail
+from pitch_referee.logtail import excerpt
 from pitch_referee.manifest import MANIFEST, BotManifest, load_manifest
 from pitch_referee.match import Entrant, MatchError, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
@@ -50,7 +50,7 @@ SMOKE_SETTINGS = MatchSettings(
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 STDERR_LINES = 20
 """How much of a refused bot's stderr the refusal shows (each line cut at
-``logtail.LINE_BYTES``)."""
+``logtail.LINE_BYTES``): its own lines and exception first (``logtail.excerpt``)."""
 FAILURES_SHOWN = 5
 """How many of a refused bot's conformance failures the refusal lists."""
 
@@ -244,7 +244,7 @@ def _smoke_game(bot: BotManifest, work: Path) -> None:
 
 
 def _stderr_tail(log: Path | None) -> str:
-    lines = log_tail(log, STDERR_LINES) if log else []
+    lines = excerpt(log, STDERR_LINES) if log else []
     if not lines:
         return "; its stderr was empty"
     return "; the end of its stderr:\n" + "\n".join(f"  | {line}" for line in lines)

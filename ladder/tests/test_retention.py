@@ -71,6 +71,15 @@ def test_old_match_logs_and_old_refused_smoke_tests_go_and_the_rest_stays(ladder
     assert (swept.files, swept.bytes) == (2, 150)
 
 
+def test_an_old_logs_index_goes_with_it(ladder: Ladder):
+    finished = _match(ladder, "1-a-vs-b", "finished")
+    index = _file(finished / "logs" / "worker-0" / "A1-a.log.index", 70, days_old=100)
+    kept = _file(finished / "logs" / "worker-0" / "B1-b.log.index", 70, days_old=1)
+    swept = sweep(ladder, RetentionSettings(match_log_days=90), NOW)
+    assert not index.exists() and kept.exists()
+    assert (swept.files, swept.bytes) == (1, 70)
+
+
 def test_over_the_total_the_oldest_logs_go_first(ladder: Ladder):
     finished = _match(ladder, "1-a-vs-b", "finished")
     logs = [

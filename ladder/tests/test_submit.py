@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from ladder_testkit import RANDOM, cli, cli_error, cli_refusal, write_bot
 
+from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.scratch import remove_tree
 from pitch_ladder.submit import bot_files, content_hash, copy_bot
@@ -36,6 +37,19 @@ class BadDiscard(RandomBot):
         return Discard(0)  # well formed, never legal: it keeps every trump
 
 raise SystemExit(run(BadDiscard()))
+"""
+
+RAISES_AT_FIRST_DECISION = """\
+import sys
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.run import run
+
+class Raiser(RandomBot):
+    def decide(self, view):
+        print("raiser: thinking about my first decision", file=sys.stderr, flush=True)
+        raise KeyError("the card I wanted")
+
+raise SystemExit(run(Raiser()))
 """
 
 EXITS_AT_ONCE = """\
@@ -123,6 +137,25 @@ def test_a_bot_that_cannot_play_is_refused_with_its_stderr(
     assert f"  | {stderr}" in message
     assert _empty(folder)
     assert list((folder / "smoke").glob("broken-*/match/logs/worker-0/A1-a-broken.log"))
+
+
+@pytest.mark.slow
+def test_a_refusals_stderr_shows_the_bots_own_lines_and_exception_before_the_sdks_frames(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "ladder"
+    cli("ladder", "init", "--ladder", folder)
+    bot = write_bot(tmp_path / "raiser", "raiser", RAISES_AT_FIRST_DECISION)
+    with Ladder.open(folder) as ladder, pytest.raises(LadderError) as refused:
+        ladder.submit(bot)
+    message = str(refused.value)
+    quoted = [line.removeprefix("  | ") for line in message.splitlines() if line.startswith("  | ")]
+    exception = quoted.index("KeyError: 'the card I wanted'")
+    assert "raiser: thinking about my first decision" in quoted[:exception]
+    sdk = quoted.index("(the frames of the SDK and libraries, last:)")
+    assert 'raise KeyError("the card I wanted")' in "\n".join(quoted[exception:sdk])
+    assert all("pitch_sdk" not in line for line in quoted[:sdk])
+    assert any("pitch_sdk" in line for line in quoted[sdk:])
 
 
 @pytest.mark.slow

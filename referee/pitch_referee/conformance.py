@@ -64,7 +64,7 @@ from pitch_sdk.views import PlayerView
 from .connection import start_server, stop_server
 from .errors import BotStartError, BotTerminatedError
 from .game_loop import RemotePlayer, fault_of
-from .logtail import log_tail
+from .logtail import excerpt
 from .manifest import BotManifest
 from .process import SHUTDOWN_GRACE_S, BotProcess, LocalLauncher, StartOptions
 from .sandbox import SandboxLauncher, SandboxLimits
@@ -628,8 +628,8 @@ class _Check:
             self.report.failures.append(outcome["failure"])
 
     def _log_tail(self) -> tuple[str, ...]:
-        """The last lines the current (or last) process wrote, each cut to a width."""
-        return tuple(log_tail(self.log, LOG_TAIL_LINES, after=_LOG_MARK))
+        """The last lines the current (or last) process wrote, its own and its exception first."""
+        return tuple(excerpt(self.log, LOG_TAIL_LINES, after=_LOG_MARK))
 
 
 def _end_game(player: RemotePlayer, state: GameState, seat: Seat, action: Action | None) -> None:

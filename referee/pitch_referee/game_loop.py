@@ -24,6 +24,8 @@ from pitch_sdk.faults import Fault, FaultKind
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.table import (
     Answer,
+    Dealt,
+    Decided,
     FaultPolicy,
     GameStart,
     SeatEvent,
@@ -43,6 +45,7 @@ from pitch_sdk.wire import (
 )
 
 from .errors import BotError, BotProtocolError, BotStartError, BotTimeoutError
+from .logindex import LogTag
 from .process import BotProcess
 from .seeds import bot_seed
 
@@ -162,6 +165,9 @@ class RemotePlayer:
         """How long the bot's last answer took, readable or not (``None``: no answer came)."""
         self.held_end: pb.RefereeMessage | None = None
         """The game's end, held for the grid's next tick (``send_held_end``)."""
+        self.hand = 0
+        self.decided = 0
+        """Decisions recorded in the hand so far: where the bot's log lines are tagged."""
 
     @property
     def name(self) -> str:
@@ -173,12 +179,25 @@ class RemotePlayer:
 
     def start(self, game: GameStart) -> None:
         self.seat, self.game_id, self.events = game.seat, game.game_id, []
+        self.hand = self.decided = 0
+        self._tag(asked=False)
         self.bot.send(pb.RefereeMessage(game_start=game_start_to_proto(game)))
         if self.bot.start_error is not None:
             raise Fault(self.bot.start_error.kind, str(self.bot.start_error), log=self._log())
 
     def observe(self, event: SeatEvent) -> None:
         self.events.append(event_to_proto(event, self.seat))
+        if isinstance(event, Dealt):
+            self.hand, self.decided = event.hand, 0
+            self._tag(asked=False)
+        elif isinstance(event, Decided):
+            self.decided += 1
+            self._tag(asked=False)
+
+    def _tag(self, *, asked: bool) -> None:
+        """Lines the bot writes from now on come during its decision, or after the
+        hand's ``decided`` decisions (``logindex``)."""
+        self.bot.log_tag = LogTag(self.game_id, self.hand, self.decided, asked)
 
     async def decide(self, turn: Turn) -> Answer:
         """One round trip, timed by the bot's connection from request to answer."""
@@ -202,7 +221,9 @@ class RemotePlayer:
         self.events = []
         if self.grid is not None:
             await self.grid.release()
+        self._tag(asked=True)
         answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000)
+        await self.bot.settle_log()  # what it wrote before answering is this decision's
         self.answer_ms = seconds * 1000
         if not answer.HasField("action"):
             raise BotProtocolError("the answer holds no action")

@@ -15,7 +15,7 @@ import contextlib
 import os
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -26,13 +26,17 @@ from pitch_sdk.grpc_io import io_setting
 
 from .connection import BotConnection, RefereeService
 from .errors import BotStartError, BotTerminatedError
+from .logindex import LogTag, index_path
 from .logtail import clip, exception_line
 from .manifest import BotManifest
 
 LOG_CAP_BYTES = 10 * 1024 * 1024
-"""What one log file keeps at most, across every process that writes it (a bot
-restarted after a fault appends to its seat's file): the default where a match does not
-share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
+"""What one log file and its index (``logindex``) keep at most, across every process that
+writes them (a bot restarted after a fault appends to its seat's file): the default where
+a match does not share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
+SETTLE_TURNS = 3
+"""Turns of the event loop after an answer before its decision's log tag ends: one to
+resume, one for the pipe's bytes to be read, one for the copy to take them."""
 SHUTDOWN_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
 RECENT_OUTPUT_BYTES = 16 * 1024
@@ -167,6 +171,9 @@ class BotProcess:
         """Set when the bot could not be started; it then plays no decision."""
         self.hello_mismatch: str | None = None
         """One line where the bot's Hello names it otherwise than its bot.toml (which wins)."""
+        self.log_tag: LogTag | None = None
+        """Where the bot's game stands, set by its seat: the lines it writes from now on
+        are indexed under it (``logindex``)."""
 
     @classmethod
     async def spawn(
@@ -195,7 +202,9 @@ class BotProcess:
             launched = await launcher.launch(manifest, env)
             bot.process, bot.controls = launched.process, launched.controls
             bot._log_task = asyncio.create_task(
-                _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes, bot.recent_output)
+                _copy_capped(
+                    bot.process.stdout, log_path, options.log_cap_bytes, bot._tag, bot.recent_output
+                )
             )
             bot.connection = await bot._await_hello(hello, options.start_timeout_s)
             bot.hello_mismatch = manifest.hello_mismatch(
@@ -208,6 +217,9 @@ class BotProcess:
             raise
         bot._watch_task = asyncio.create_task(bot._watch_exit())
         return bot
+
+    def _tag(self) -> LogTag | None:
+        return self.log_tag
 
     async def _await_hello(
         self, hello: asyncio.Future[BotConnection], limit_s: float
@@ -299,6 +311,15 @@ class BotProcess:
             if self.controls is not None:
                 self.controls.pause()
 
+    async def settle_log(self) -> None:
+        """Let the copy of the bot's output take what the bot wrote before its answer,
+        under the tag in force (``log_tag``): those bytes are in the pipe before the
+        answer is sent, the event loop reads them on its next turn and the copy runs on
+        the turn after."""
+        if self._log_task is not None:
+            for _ in range(SETTLE_TURNS):
+                await asyncio.sleep(0)
+
     def cpu_seconds(self) -> float | None:
         """CPU used so far by the bot and everything it started, where it is measured."""
         return self.controls.cpu_seconds() if self.controls is not None else None
@@ -364,27 +385,48 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 
 
 async def _copy_capped(
-    stream: asyncio.StreamReader | None, path: Path, cap: int, recent: bytearray
+    stream: asyncio.StreamReader | None,
+    path: Path,
+    cap: int,
+    tag: Callable[[], LogTag | None],
+    recent: bytearray,
 ) -> None:
-    """Copy the bot's output to ``path`` until the file holds ``cap`` bytes, then drain and
-    drop the rest; ``recent`` keeps the last ``RECENT_OUTPUT_BYTES`` of it. The cap is the
-    file's, not this process's: a bot restarted after a fault, or a match resumed, appends
-    to what its seat wrote before, and no more."""
+    """Copy the bot's output to ``path`` until the file and its index hold ``cap`` bytes,
+    then drain and drop the rest; ``recent`` keeps the last ``RECENT_OUTPUT_BYTES`` of it.
+    The cap is the files', not this process's: a bot restarted after a fault, or a match
+    resumed, appends to what its seat wrote before, and no more. The index gets an entry
+    where the first line under a new ``tag()`` starts (``logindex``)."""
     if stream is None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
+    index = index_path(path)
     with path.open("ab") as log:
-        written = path.stat().st_size
+        offset = path.stat().st_size
+        written = offset + (index.stat().st_size if index.exists() else 0)
+        indexed: LogTag | None = None
+        line_start = True
         while chunk := await stream.read(65536):
             recent += chunk
             del recent[:-RECENT_OUTPUT_BYTES]
-            if written < cap:
-                kept = chunk[: cap - written]
-                log.write(kept)
-                written += len(kept)
-                if written >= cap:
-                    log.write(
-                        f"\n[pitch referee: log truncated at {cap} bytes; "
-                        "further output was discarded]\n".encode()
-                    )
-                log.flush()
+            if written >= cap:
+                continue
+            kept = chunk[: cap - written]
+            current = tag()
+            start = 0 if line_start else kept.find(b"\n") + 1 or len(kept)
+            if current is not None and current != indexed and start < len(kept):
+                entry = current.entry(offset + start)
+                with index.open("ab") as entries:  # opened only by a bot that logs in games
+                    entries.write(entry)
+                written += len(entry)
+                indexed = current
+                kept = kept[: max(0, cap - written)]
+            log.write(kept)
+            offset += len(kept)
+            written += len(kept)
+            line_start = kept.endswith(b"\n")
+            if written >= cap:
+                log.write(
+                    f"\n[pitch referee: log truncated at {cap} bytes; "
+                    "further output was discarded]\n".encode()
+                )
+            log.flush()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pitch_referee.logtail import LINE_BYTES, clip, exception_line, log_tail
+from pitch_referee.logtail import LINE_BYTES, clip, exception_line, excerpt, log_tail
 
 
 def test_three_huge_lines_are_quoted_in_a_few_hundred_bytes(tmp_path: Path) -> None:
@@ -74,3 +74,71 @@ def test_the_exception_line_is_pythons_last_traceback_line_and_nodes_first_stack
 def test_output_without_a_traceback_names_no_exception() -> None:
     assert exception_line(["about to crash", "ready", "    indented"]) is None
     assert exception_line([]) is None
+
+
+CRASH = """INFO game g0: playing seat 2
+chose play 4C
+{}Traceback (most recent call last):
+  File "/bot/bot.py", line 29, in <module>
+    raise SystemExit(run(Chatty()))
+                     ^^^^^^^^^^^^^
+  File "/venv/lib/python3.11/site-packages/pitch_sdk/run.py", line 58, in run
+    return asyncio.run(_connect_and_play(bot, args.address, args.token))
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/asyncio/runners.py", line 190, in run
+    return runner.run(main)
+  File "/usr/lib/python3.11/asyncio/base_events.py", line 653, in run_until_complete
+    return future.result()
+  File "/venv/lib/python3.11/site-packages/pitch_sdk/run.py", line 124, in _answer
+    action = ask(bot, view_from_proto(request.view, legal), budget)
+  File "/venv/lib/python3.11/site-packages/pitch_sdk/bot.py", line 109, in ask
+    return bot.decide(view)
+  File "/bot/bot.py", line 23, in decide
+    raise ValueError("chatty gives up")
+ValueError: chatty gives up
+"""
+
+
+def test_an_excerpt_of_a_crash_shows_the_bots_lines_and_exception_before_the_sdks_frames(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "bot.log"
+    log.write_text(CRASH.format(""))
+    shown = excerpt(log, 20)
+    assert shown[:8] == [
+        "INFO game g0: playing seat 2",
+        "chose play 4C",
+        "ValueError: chatty gives up",
+        "Traceback (most recent call last):",
+        '  File "/bot/bot.py", line 29, in <module>',
+        "    raise SystemExit(run(Chatty()))",
+        '  File "/bot/bot.py", line 23, in decide',
+        '    raise ValueError("chatty gives up")',
+    ]
+    assert shown[8] == "(the frames of the SDK and libraries, last:)"
+    assert all("/bot/" not in line and "^" not in line for line in shown[9:])
+
+
+def test_an_excerpt_keeps_the_exception_and_the_bots_frames_when_its_lines_are_many(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "bot.log"
+    log.write_text(CRASH.format("".join(f"thinking {n}\n" for n in range(100))))
+    shown = excerpt(log, 8)
+    assert shown[:2] == ["thinking 98", "thinking 99"]
+    assert shown[2:4] == ["ValueError: chatty gives up", "Traceback (most recent call last):"]
+    assert shown[-1] == '    raise ValueError("chatty gives up")'
+
+
+def test_the_exception_line_is_the_end_of_the_last_traceback_or_a_nodes_error() -> None:
+    assert exception_line(CRASH.format("").splitlines()) == "ValueError: chatty gives up"
+    node = [
+        "/bot/bot.js:10",
+        '    throw new Error("boom");',
+        "    ^",
+        "",
+        "Error: boom",
+        "    at x",
+    ]
+    assert exception_line(node) == "Error: boom"
+    assert exception_line(["all is well"]) is None

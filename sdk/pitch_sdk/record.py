@@ -464,6 +464,12 @@ def log_file(folder: Path, log: str) -> Path:
     return folder / PurePosixPath(log)
 
 
+def match_folder(record_path: Path) -> Path:
+    """The folder a record's logs are named from: its match folder (records are in
+    ``games/``), or the record's own folder for a loose record."""
+    return record_path.parent.parent if record_path.parent.name == "games" else record_path.parent
+
+
 def public_logs(record: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
     """``record`` with no absolute path of the disk it was played on: each ``log`` of its
     ``players`` and ``faults`` relative to its match ``folder`` (forward slashes), and the

@@ -52,7 +52,7 @@ from .app import render
 from .params import After
 from .source import NotFound, Source
 from .timeline import timeline
-from .viewer import script_json
+from .viewer import script_json, visible_logs
 
 router = APIRouter()
 log = logging.getLogger("pitch_web.live")
@@ -181,7 +181,7 @@ def live_view(request: Request, key: str) -> Response:
         going_on = False
     if not going_on:
         return _finished_game(request, live)
-    data = timeline(reader.record, game=key)
+    data = live_timeline(source, live, reader.record)
     return render(
         request,
         "live_view.html",
@@ -205,8 +205,15 @@ def _finished_game(request: Request, live: LiveKey) -> Response:
     path = live.record_path()
     if path is None:
         raise NotFound(f"no live game {live.key}: it is not being played")
-    data = timeline(load_record(path), game=live.key)
+    data = live_timeline(request.app.state.source, live, load_record(path))
     return render(request, "viewer.html", game=live.key, timeline_json=script_json(data))
+
+
+def live_timeline(source: Source, live: LiveKey, record: dict[str, Any]) -> dict[str, Any]:
+    """The timeline of a live game's record so far, with the bots' lines that anyone may
+    read (``viewer.visible_logs``): each at its step as the log's index says."""
+    logs = visible_logs(source, record, live.game, live.match_root)
+    return timeline(record, game=live.key, logs=logs)
 
 
 def _view_url(source: Source, live: LiveKey) -> str | None:
@@ -303,6 +310,8 @@ class _Follower:
         self.reader = JournalReader(live.journal)
         self.ended_at: float | None = None
         self.header: dict[str, Any] = {}
+        self.logs: list[dict[str, Any]] = []
+        """The log lines last sent: an event carries them again only when they change."""
 
     def poll(self) -> list[str]:
         """The events to send now (file reads and the engine's replay: run on a thread)."""
@@ -331,19 +340,21 @@ class _Follower:
 
         ``at`` names this moment of this game for the streams' shared timelines (None: a
         finished record, read once)."""
-        compute = functools.partial(timeline, record, game=self.live.key)
+        compute = functools.partial(live_timeline, self.source, self.live, record)
         data = compute() if at is None else _timelines.get(at, compute)
         self.header, steps = data["header"], data["steps"]
+        logs = {} if data["logs"] == self.logs else {"logs": data["logs"]}
+        self.logs = data["logs"]
         if not self.started:
             self.started = True
             payload = {"header": self.header, "from": self.sent, "steps": steps[self.sent :]}
             self.sent = max(self.sent, len(steps))
-            return [_event("timeline", payload, self.sent)]
-        if len(steps) <= self.sent:
+            return [_event("timeline", payload | logs, self.sent)]
+        if len(steps) <= self.sent and not logs:
             return []
         payload = {"from": self.sent, "steps": steps[self.sent :]}
-        self.sent = len(steps)
-        return [_event("steps", payload, self.sent)]
+        self.sent = max(self.sent, len(steps))
+        return [_event("steps", payload | logs, self.sent)]
 
     def _end(self) -> list[str]:
         """The end event, once the record is written (or ``RECORD_WAIT_S`` has passed)."""

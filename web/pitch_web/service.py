@@ -374,12 +374,19 @@ def _mine(call: Callable[[], T]) -> T:
 @router.get("/game-logs/{number}", response_model=dict[str, Any])
 def game_logs(number: GameNumber, request: Request, author: AuthorDep) -> dict[str, Any]:
     """Your bots' log lines in game ``number`` (an admin's token: every bot's), as the
-    timeline's ``logs``: what the viewer adds beside the table when your token is in the tab."""
+    timeline's ``logs``, and ``faults``: the fault steps of your bots (``at``, the step) with
+    their ``last`` lines and ``exception``: what the viewer adds when your token is in the tab."""
     source: LadderSource = request.app.state.source
     _, record = source.game(str(number))
     if not source.log_seats(record, author, number):
         raise HTTPException(403, f"no bot of game {number} is yours: its logs are its authors'")
-    return {"logs": cached_timeline(request, str(number), author)["logs"]}
+    data = cached_timeline(request, str(number), author)
+    faults = [
+        {"at": at, "last": step["last"], "exception": step.get("exception")}
+        for at, step in enumerate(data["steps"])
+        if step["k"] == "fault" and "last" in step
+    ]
+    return {"logs": data["logs"], "faults": faults}
 
 
 class TimingOut(BaseModel):

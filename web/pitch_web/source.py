@@ -34,7 +34,7 @@ from pitch_referee.match.listing import (
     read_summary,
     text,
 )
-from pitch_sdk.record import load_record, public_logs
+from pitch_sdk.record import load_record, match_folder, public_logs
 
 from .params import ID_MAX, ladder_number
 
@@ -175,12 +175,6 @@ class FolderSource:
         if not path.is_relative_to(self.folder) or not exists:
             raise NotFound(f"no {what} {key!r} in {self.title}")
         return path
-
-
-def match_folder(record_path: Path) -> Path:
-    """The folder a record's logs are named from: its match folder (records are in
-    ``games/``), or the record's own folder for a loose record."""
-    return record_path.parent.parent if record_path.parent.name == "games" else record_path.parent
 
 
 def _folder_game(entry: dict[str, Any], prefix: str) -> FolderGame:

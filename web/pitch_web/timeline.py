@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pitch_referee.logindex import LogTag
+from pitch_referee.logtail import bot_first, exception_line
 from pitch_sdk.actions import Bid, Decision
 from pitch_sdk.cards import (
     DEUCE,
@@ -42,6 +44,8 @@ from pitch_sdk.walk import Dealt, Step, walk
 
 FORMAT = "pitch-timeline"
 VERSION = 1
+FAULT_LINES = 20
+"""A fault step's last lines of its bot, as many as a verdict quotes."""
 SEATS = range(4)
 _BEFORE_THE_FILL = (Phase.BID, Phase.TRUMP, Phase.DISCARD, Phase.PICKUP)
 
@@ -55,9 +59,12 @@ def timeline(
     """The viewer's timeline of ``record`` (finished or still being played), JSON-ready.
 
     ``game`` names the game in the header (a ladder game number, a record's path).
-    ``logs`` are bot log lines ``{"seat", "text", "hand"?, "decision"?}``; a line that
-    names a recorded decision (``hand`` from 1, ``decision`` 0-based in that hand, as
-    faults count) is aligned with that decision's step.
+    ``logs`` are bot log lines ``{"seat", "text", "hand"?, "decision"?, "asked"?}``
+    (``botlogs``), ``hand`` from 1 and ``decision`` counted as faults count: a line that
+    came while its bot was asked for a decision (``asked``, the default) is at that
+    decision's step, or at the fault step where the bot failed it; a line that came after
+    the hand's first ``decision`` decisions is at the last of them (at the deal for none).
+    A fault step carries its bot's last lines up to it and the exception among them.
 
     A record that stops replaying (the engine disagrees with it) gives the steps up to
     there, and the header's ``discrepancy`` says what is wrong.
@@ -77,6 +84,8 @@ def timeline(
         else:
             builder.decided(event)
     builder.faults_left()
+    aligned = builder.aligned_logs(logs)
+    builder.fault_lines(aligned)
     outcome = replayed.state.outcome if replayed.ok else None
     if outcome is not None:
         builder.steps.append(
@@ -93,7 +102,7 @@ def timeline(
         "version": VERSION,
         "header": _header(record, game, replayed.discrepancy),
         "steps": builder.steps,
-        "logs": builder.aligned_logs(logs),
+        "logs": aligned,
     }
 
 
@@ -147,6 +156,9 @@ class _TimelineBuilder:
             key=lambda fault: (fault.get("hand", 0), fault.get("decision", 0)),
         )
         self.at_decision: dict[tuple[int, int], int] = {}
+        self.at_deal: dict[int, int] = {}
+        self.at_fault: dict[tuple[object, object, object], int] = {}
+        """Fault steps by seat, hand and decision."""
         self.substituted: set[tuple[int, int]] = set()
         self.hand = 0
         self._faults_until(0, None)
@@ -164,6 +176,7 @@ class _TimelineBuilder:
                 return
             self.pending.pop(0)
             self.substituted.add(where)
+            self.at_fault[(fault.get("seat"), *where)] = len(self.steps)
             self.steps.append({"k": "fault", **fault})
 
     def faults_left(self) -> None:
@@ -175,6 +188,7 @@ class _TimelineBuilder:
     def dealt(self, event: Dealt) -> None:
         self._faults_until(self.hand, None)
         self.hand = event.hand
+        self.at_deal[event.hand] = len(self.steps)
         state = event.state
         self.steps.append(
             {
@@ -209,18 +223,39 @@ class _TimelineBuilder:
         self.steps.append(step)
 
     def aligned_logs(self, logs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Log lines as ``{"s", "t", "at"}``: ``at`` is the step of the decision they name."""
-        aligned = []
-        for line in logs:
-            where = (line.get("hand"), line.get("decision"))
-            aligned.append(
-                {
-                    "s": line.get("seat"),
-                    "t": str(line.get("text", "")),
-                    "at": self.at_decision.get(where),
-                }
-            )
-        return aligned
+        """Log lines as ``{"s", "t", "at"}``: ``at`` is the step they came at (``None``:
+        not known, or not reached yet in a game being played)."""
+        return [
+            {"s": line.get("seat"), "t": str(line.get("text", "")), "at": self._step_of(line)}
+            for line in logs
+        ]
+
+    def _step_of(self, line: dict[str, Any]) -> int | None:
+        hand, decision = line.get("hand"), line.get("decision")
+        if not isinstance(hand, int) or not isinstance(decision, int):
+            return None
+        asked = bool(line.get("asked", True))
+        if asked and (line.get("seat"), hand, decision) in self.at_fault:
+            return self.at_fault[(line.get("seat"), hand, decision)]
+        under = LogTag("", hand, decision, asked).under
+        if under is not None:
+            return self.at_decision.get((hand, under))
+        return self.at_deal.get(hand, 0 if hand == 0 and self.steps else None)
+
+    def fault_lines(self, aligned: Sequence[dict[str, Any]]) -> None:
+        """Each fault step's ``last``: its bot's last lines up to that step, its own and its
+        exception first (as a verdict quotes them), and that ``exception``, if it logged one."""
+        for (seat, _, _), at in self.at_fault.items():
+            before = [line["t"] for line in aligned if line["s"] == seat and _upto(line, at)]
+            if before:
+                self.steps[at]["last"] = bot_first(before, FAULT_LINES)
+            found = exception_line(before)
+            if found is not None:
+                self.steps[at]["exception"] = found
+
+
+def _upto(line: dict[str, Any], step: int) -> bool:
+    return line["at"] is not None and line["at"] <= step
 
 
 # --- what each kind of decision changed -----------------------------------------------------

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from pitch_referee.match.folder import RECORD_SUFFIXES
+from pitch_referee.match.folder import record_game
+from pitch_sdk.record import match_folder
 
 from .app import render
 from .botlogs import game_log_lines
-from .source import LadderSource, Source, match_folder
+from .source import LadderSource, Source
 from .standalone import script_json
 from .timeline import timeline
 
@@ -76,19 +78,33 @@ def game_timeline(source: Source, key: str, author: Author | None = None) -> dic
         NotFound: no such game.
         RecordError: its record cannot be read or walked.
     """
-    seats: set[int] | range = range(4)
+    number = None
     if isinstance(source, LadderSource):
         info, record = source.game(key)
-        game_id, path = info.game_id, source.folder / info.record_path
-        seats = source.log_seats(record, author, info.id)
+        game_id, path, number = info.game_id, source.folder / info.record_path, info.id
     else:
         record = source.record(key)
         path = source.folder / key
-        game_id = next(
-            (path.name.removesuffix(s) for s in RECORD_SUFFIXES if path.name.endswith(s)), path.name
-        )
-    logs = game_log_lines(record, game_id, match_folder(path), source.folder, seats)
+        game_id = record_game(path)
+    logs = visible_logs(source, record, game_id, match_folder(path), author, number)
     return timeline(record, game=key, logs=logs)
+
+
+def visible_logs(
+    source: Source,
+    record: dict[str, Any],
+    game_id: str,
+    match_root: Path,
+    author: Author | None = None,
+    number: int | None = None,
+) -> list[dict[str, Any]]:
+    """The log lines of game ``game_id`` (a ladder's game ``number``, if stored) that
+    ``author`` (``None``: anyone) may read: every seat's from a folder of matches; from a
+    ladder, those of the bots in its seats that are the author's (``log_seats``)."""
+    seats: set[int] | range = range(4)
+    if isinstance(source, LadderSource):
+        seats = source.log_seats(record, author, number)
+    return game_log_lines(record, game_id, match_root, source.folder, seats)
 
 
 @router.get("/view/{key:path}", response_class=HTMLResponse, include_in_schema=False)

@@ -4,6 +4,7 @@ bot's; the page adds them when the author's token is in the tab."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,12 +17,19 @@ from sqlmodel import Session, select
 
 from pitch_ladder.authors import add_author, author_named
 from pitch_ladder.models import Bot, Game, GameRecord, Match
+from pitch_referee.logindex import LogTag, index_path
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
 from pitch_web import create_app
 from pitch_web.service import enable_service
 from pitch_web.source import LadderSource
+
+VIEWER_TESTS = str(Path(__file__).parent)
+if VIEWER_TESTS not in sys.path:
+    sys.path.insert(0, VIEWER_TESTS)
+
+from viewer_testkit import IllegalPlayer  # noqa: E402
 
 GAME = "pair-00000-a"
 
@@ -164,5 +172,48 @@ def test_in_a_mixed_team_game_each_author_sees_the_seats_of_their_own_versions(t
         assert seats("bob") == {2}  # A2: gamma, alpha's partner
         shown = client.get(f"/api/timeline/{number}").json()["logs"]
         assert {line["s"] for line in shown} == {1, 3}  # the operator's beta and delta
+    finally:
+        source.close()
+
+
+def test_an_author_gets_their_faulty_bots_last_lines_at_its_fault_and_the_public_does_not(
+    tmp_path,
+):
+    """alice's alpha (seat 0) plays an illegal card after logging a traceback: her token
+    gets the fault step's last lines and exception; the public timeline has neither."""
+    db = f"sqlite:///{tmp_path / 'ladder.db'}"
+    ladder, versions = ladder_with(db, tmp_path, ["alpha", "beta"])
+    token = add_author(ladder, "alice").token
+    bots = [IllegalPlayer(0), RandomBot(1), RandomBot(2), RandomBot(3)]
+    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3))
+    [fault] = record["faults"]
+    logs = ladder.folder / "logs" / "worker-0"  # the test game's record names no match folder
+    logs.mkdir(parents=True)
+    for player in record["players"]:
+        player["name"] = "alpha" if player["seat"] % 2 == 0 else "beta"
+        player["log"] = f"logs/worker-0/seat{player['seat']}.log"
+    crash = "Traceback (most recent call last):\nIndexError: no such card\n"
+    (logs / "seat0.log").write_text(crash)
+    tag = LogTag(GAME, fault["hand"], fault["decision"], asked=True)
+    index_path(logs / "seat0.log").write_bytes(tag.entry(0))
+    with Session(ladder.engine) as session:
+        session.get_one(Bot, 1).author_id = author_named(session, "alice").id  # alpha
+        match = add_match(session, 1, versions["alpha"], versions["beta"])
+        number = add_game_with_record(session, match, GAME, 1.0, record)
+    ladder.close()
+    source = LadderSource(tmp_path / "ladder", db)
+    try:
+        client = _client(Served(source, number, {}))
+        public = client.get(f"/api/timeline/{number}").json()
+        fault_step = next(i for i, step in enumerate(public["steps"]) if step["k"] == "fault")
+        assert "last" not in public["steps"][fault_step] and public["logs"] == []
+        mine = client.get(f"/api/game-logs/{number}", headers={"Authorization": f"Bearer {token}"})
+        assert mine.json()["faults"] == [
+            {
+                "at": fault_step,
+                "last": ["IndexError: no such card"],  # a traceback with no frame of its own
+                "exception": "IndexError: no such card",
+            }
+        ]
     finally:
         source.close()

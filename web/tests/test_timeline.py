@@ -241,6 +241,40 @@ def test_log_lines_naming_a_decision_are_aligned_with_its_step():
     assert unplaced["at"] is None and unknown["at"] is None
 
 
+def test_a_line_after_decisions_is_at_the_last_of_them_and_at_the_deal_after_none():
+    record = random_game(3, hand_cap=2)
+    shown = timeline(
+        record,
+        logs=[
+            {"seat": 0, "hand": 2, "decision": 3, "asked": False, "text": "after three"},
+            {"seat": 0, "hand": 2, "decision": 0, "asked": False, "text": "after the deal"},
+            {"seat": 0, "hand": 0, "decision": 0, "asked": False, "text": "before any deal"},
+        ],
+    )
+    after_three, after_deal, before = (line["at"] for line in shown["logs"])
+    deal_of_hand_2 = next(i for i, s in enumerate(shown["steps"]) if s.get("hand") == 2)
+    assert (after_three, after_deal, before) == (deal_of_hand_2 + 3, deal_of_hand_2, 0)
+
+
+def test_lines_asked_for_a_failed_decision_are_at_its_fault_step_which_names_the_exception():
+    bots = [RandomBot(0), IllegalPlayer(1), RandomBot(2), RandomBot(3)]
+    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3))
+    fault = record["faults"][0]
+    failed = {"seat": 1, "hand": fault["hand"], "decision": fault["decision"], "asked": True}
+    shown = timeline(
+        record,
+        logs=[
+            {**failed, "text": "Traceback (most recent call last):"},
+            {**failed, "text": '  File "/bot/bot.py", line 3, in play'},
+            {**failed, "text": "IndexError: list index out of range"},
+            {**failed, "seat": 3, "text": "ValueError: another seat's"},
+        ],
+    )
+    fault_step = next(i for i, step in enumerate(shown["steps"]) if step["k"] == "fault")
+    assert [line["at"] for line in shown["logs"][:3]] == [fault_step] * 3
+    assert shown["steps"][fault_step]["exception"] == "IndexError: list index out of range"
+
+
 # --- size and speed ---------------------------------------------------------------------------
 
 

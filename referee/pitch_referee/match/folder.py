@@ -201,6 +201,13 @@ class MatchFolder:
         write_json(self.summary_path, data, ("games", games))
 
 
+def record_game(path: Path) -> str:
+    """The game id of the record at ``path``: its name without the record's suffix (the
+    referee names each record by its game, and the bots' log indexes by the same id)."""
+    name = path.name
+    return next((name.removesuffix(s) for s in RECORD_SUFFIXES if name.endswith(s)), name)
+
+
 def _game_of(name: str) -> str | None:
     """The game whose record a file of this name is, if it is a record's name."""
     for suffix in RECORD_SUFFIXES:

@@ -41,6 +41,7 @@
         return;
       }
       viewer.append(data.steps.slice(have - data.from));
+      if (data.logs) viewer.setLogs(data.logs); // the lines so far, each at its step
     }
 
     source.addEventListener("timeline", (event) => {

@@ -14,6 +14,7 @@
  *   pitchViewer.finish(header)  the game is over: header is the finished timeline's header
  *                               (its result, faults); follow stops at the last step
  *   pitchViewer.appendLogs(lines)  bot log lines, as the timeline's "logs" entries
+ *   pitchViewer.setLogs(lines)     all the log lines so far (a live game's, which move to their steps)
  *   pitchViewer.follow(on)      follow the newest step (true) or stay put (false)
  *   pitchViewer.goto(index)     show the table after step `index`
  *   pitchViewer.length, pitchViewer.position, pitchViewer.following
@@ -229,6 +230,11 @@
     appendLogs(lines, redraw = true) {
       this.logs.push(...lines);
       if (redraw) this.draw();
+    }
+
+    setLogs(lines) {
+      this.logs = lines.slice();
+      this.draw();
     }
 
     finish(header) {
@@ -700,19 +706,29 @@
       if (current) scrollWithin(this.narrative, current);
     }
 
+    // The current step's lines; at a fault, the faulty bot's last lines and its exception.
     drawLogs() {
-      const start = this.handStartOf(this.position);
-      const handEnd = (this.handStarts.find(([position]) => position > (start === null ? -1 : start)) || [this.steps.length])[0];
-      const known = (line) => this.mode === "all" || line.at === null || line.at === undefined || line.at <= this.position;
-      const shown = this.logs.filter((line) => this.sees(line.s) && known(line));
-      const aligned = shown.filter((line) => line.at !== null && line.at !== undefined && line.at >= (start || 0) && line.at < handEnd);
-      const unaligned = shown.filter((line) => line.at === null || line.at === undefined);
+      const step = this.steps[this.position];
+      const placed = (line) => line.at !== null && line.at !== undefined;
+      const shown = this.logs.filter((line) => this.sees(line.s));
       const lineNode = (line) =>
-        el("div", { class: `log-line${line.at === this.position ? " current" : ""}${line.at > this.position ? " future" : ""}`, "data-step": line.at },
+        el("div", { class: "log-line", "data-step": line.at },
           el("span", { class: `who team${this.teamOf(line.s)}` }, `seat ${line.s}`), " ", line.t);
-      const nodes = aligned.map(lineNode);
-      if (unaligned.length) nodes.push(el("div", { class: "label" }, "during the game:"), ...unaligned.map(lineNode));
-      if (!nodes.length) nodes.push(el("div", { class: "none" }, "no log lines for this game"));
+      const nodes = [];
+      if (step && step.k === "fault") {
+        const own = this.sees(step.seat);
+        const last = own ? step.last || [] : [];
+        nodes.push(el("div", { class: "pv-fault-logs", "data-testid": "fault-logs" },
+          el("div", { class: "label" }, `seat ${step.seat} ${step.kind}: ${step.detail}`),
+          ...(own && step.exception ? [el("div", { class: "exception", "data-testid": "fault-exception" }, step.exception)] : []),
+          ...(last.length ? [el("div", { class: "label" }, "its last lines, its own first:"), ...last.map((text) => el("div", { class: "log-line" }, text))] : [])));
+      } else {
+        const here = shown.filter((line) => line.at === this.position);
+        nodes.push(el("div", { class: "pv-step-logs", "data-testid": "step-logs" },
+          ...(here.length ? here.map(lineNode) : [el("div", { class: "none" }, shown.some(placed) ? "no log lines at this step" : "no log lines for this game")])));
+      }
+      const unplaced = shown.filter((line) => !placed(line));
+      if (unplaced.length) nodes.push(el("div", { class: "label" }, "during the game:"), ...unplaced.map(lineNode));
       this.logNode.replaceChildren(...nodes);
     }
   }
@@ -742,6 +758,7 @@
       append: (steps) => viewer.appendSteps(steps),
       finish: (header) => viewer.finish(header),
       appendLogs: (lines) => viewer.appendLogs(lines),
+      setLogs: (lines) => viewer.setLogs(lines),
       follow: (on) => viewer.follow(on),
       goto: (index) => viewer.goto(index),
       get length() { return viewer.steps.length; },
