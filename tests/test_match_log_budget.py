@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pitch_referee.match import Entrant, MatchSettings, run_match
-from pitch_referee.process import _copy_capped
+from pitch_referee.process import CappedLog, _copy_capped
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM = ROOT / "sample_bots" / "random"
@@ -71,7 +71,7 @@ def test_a_log_file_keeps_its_cap_across_the_processes_that_write_it(tmp_path: P
         stream = asyncio.StreamReader()
         stream.feed_data(output)
         stream.feed_eof()
-        await _copy_capped(stream, log, 1000)
+        await _copy_capped(stream, CappedLog(log, 1000))
 
     for _ in range(3):  # a bot restarted after each fault appends to its seat's file
         asyncio.run(one_process(b"y" * 700))

@@ -151,11 +151,15 @@ class BotProcess:
         self.connection: BotConnection | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.controls: SeatControls | None = None
+        self._log: CappedLog | None = None
         self._log_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
         self._closing: asyncio.Future[None] | None = None
         self.start_error: BotStartError | None = None
         """Set when the bot could not be started; it then plays no decision."""
+        self.deals_seen: set[str] = set()
+        """The deals this process has played (a match's seed: ``Referee.deals``), so that
+        a process kept warm never plays a deal it has seen (``warm.WarmBots``)."""
 
     @classmethod
     async def spawn(
@@ -181,9 +185,8 @@ class BotProcess:
             env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
             launched = await launcher.launch(manifest, env)
             bot.process, bot.controls = launched.process, launched.controls
-            bot._log_task = asyncio.create_task(
-                _copy_capped(bot.process.stdout, log_path, options.log_cap_bytes)
-            )
+            bot._log = CappedLog(log_path, options.log_cap_bytes)
+            bot._log_task = asyncio.create_task(_copy_capped(bot.process.stdout, bot._log))
             bot.connection = await bot._await_hello(hello, options.start_timeout_s)
             bot.controls.pause()
         except BaseException:
@@ -223,6 +226,14 @@ class BotProcess:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.connection.closed.wait(), 0.5)
         self.connection.lost(f"the bot's process exited with status {status}")
+
+    def move_log(self, path: Path, name: str, cap: int) -> None:
+        """Send the output that comes next to ``path`` (a later match's log: ``name`` is
+        how its records name it), capped at ``cap``. What the process wrote before, the
+        log of its last match keeps."""
+        self.log_path, self.log_name = path, name
+        if self._log is not None:
+            self._log.move(path, cap)
 
     @classmethod
     def failed(
@@ -326,23 +337,46 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         os.killpg(pid, sig)
 
 
-async def _copy_capped(stream: asyncio.StreamReader | None, path: Path, cap: int) -> None:
-    """Copy the bot's output to ``path`` until the file holds ``cap`` bytes, then drain and
-    drop the rest. The cap is the file's, not this process's: a bot restarted after a
-    fault, or a match resumed, appends to what its seat wrote before, and no more."""
-    if stream is None:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as log:
-        written = path.stat().st_size
-        while chunk := await stream.read(65536):
-            if written < cap:
-                kept = chunk[: cap - written]
-                log.write(kept)
-                written += len(kept)
-                if written >= cap:
-                    log.write(
-                        f"\n[pitch referee: log truncated at {cap} bytes; "
-                        "further output was discarded]\n".encode()
-                    )
-                log.flush()
+class CappedLog:
+    """A bot's log file that keeps at most ``cap`` bytes, whatever it held before: the
+    cap is the file's, not the process's (a bot restarted after a fault, or a match
+    resumed, appends to what its seat wrote before, and no more). A process kept warm
+    for a later match moves to that match's file (``move``)."""
+
+    def __init__(self, path: Path, cap: int) -> None:
+        self._open(path, cap)
+
+    def _open(self, path: Path, cap: int) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = path.open("ab")
+        self.written = self.file.tell()
+        self.cap = cap
+
+    def move(self, path: Path, cap: int) -> None:
+        """Write what comes next into ``path``, capped at ``cap``."""
+        self.file.close()
+        self._open(path, cap)
+
+    def write(self, chunk: bytes) -> None:
+        """Keep ``chunk`` up to the cap; say so once in the file when the cap is reached."""
+        if self.written >= self.cap:
+            return
+        kept = chunk[: self.cap - self.written]
+        self.file.write(kept)
+        self.written += len(kept)
+        if self.written >= self.cap:
+            self.file.write(
+                f"\n[pitch referee: log truncated at {self.cap} bytes; "
+                "further output was discarded]\n".encode()
+            )
+        self.file.flush()
+
+
+async def _copy_capped(stream: asyncio.StreamReader | None, log: CappedLog) -> None:
+    """Copy the bot's output into ``log`` until the bot closes it; beyond the cap it is
+    drained and dropped."""
+    try:
+        while stream is not None and (chunk := await stream.read(65536)):
+            log.write(chunk)
+    finally:
+        log.file.close()
