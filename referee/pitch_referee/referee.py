@@ -155,16 +155,21 @@ class Referee:
     async def close(self) -> None:
         """Stop every bot (or hand it back to ``warm``) and the server, and remove the
         private folder. Idempotent."""
-        for key, bot in list(self._bots.items()):
-            kind = self._kinds.get(key)
-            if self.warm is not None and kind and bot.alive and key not in self._spent:
-                await self.warm.keep(kind, bot)
-            else:
-                await bot.close()
+        # All at once: a bot takes a fifth of a second to shut down (its interpreter's
+        # teardown), and a match has eight.
+        await asyncio.gather(*(self._hand_back(key, bot) for key, bot in self._bots.items()))
         self._bots.clear()
         if self._own is not None:
             await self._own.close()
             self._own = None
+
+    async def _hand_back(self, key: str, bot: BotProcess) -> None:
+        """Keep ``bot`` warm for a later match if it is fit to play one, else stop it."""
+        kind = self._kinds.get(key)
+        if self.warm is not None and kind and bot.alive and key not in self._spent:
+            await self.warm.keep(kind, bot)
+        else:
+            await bot.close()
 
     def _ready(self, slot: PlayerSlot) -> bool:
         bot = self._bots.get(slot.key)

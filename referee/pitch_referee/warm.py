@@ -89,9 +89,8 @@ class WarmBots:
 
     async def close(self) -> None:
         """Stop every idle process and the server. Idempotent."""
-        while self._idle:
-            bot, _ = self._idle.popitem(last=False)
-            await bot.close()
+        idle, self._idle = list(self._idle), collections.OrderedDict()
+        await asyncio.gather(*(bot.close() for bot in idle))
         if self._server is not None:
             await self._server.close()
             self._server = None

@@ -4,6 +4,7 @@ match's output in that match's logs, and a process that died while idle replaced
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import signal
 from pathlib import Path
@@ -105,16 +106,24 @@ def test_a_process_that_died_while_idle_is_replaced_and_costs_no_game(tmp_path: 
 
 
 def test_a_game_stopped_mid_way_leaves_no_process_warm(tmp_path: Path) -> None:
+    class Stop(Exception):
+        """What stops the game (as a cancelled one stops): it leaves the table at once."""
+
+    def stop_at_the_tenth_event(events: list[object], event: object) -> None:
+        events.append(event)
+        if len(events) == 10:
+            raise Stop
+
     async def scenario(warm: WarmBots, matches: Matches) -> None:
-        referee = Referee(tmp_path / "stopped", warm=warm, deals="1", announce=print)
-        async with referee:
-            game = asyncio.ensure_future(referee.play(matches.slots, game_id="g", seed=1))
-            while not all(slot.key in referee._bots for slot in matches.slots):
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(0.3)  # a whole game of 55 points takes seconds
-            game.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await game
+        events: list[object] = []
+        async with Referee(tmp_path / "stopped", warm=warm, deals="1", announce=print) as referee:
+            with pytest.raises(Stop):
+                await referee.play(
+                    matches.slots,
+                    game_id="g",
+                    seed=1,
+                    watchers=[functools.partial(stop_at_the_tenth_event, events)],
+                )
         assert warm.idle == 0
 
     play(tmp_path, scenario)
