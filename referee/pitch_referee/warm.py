@@ -87,10 +87,14 @@ class WarmBots:
             oldest, _ = self._idle.popitem(last=False)
             await oldest.close()
 
-    async def close(self) -> None:
-        """Stop every idle process and the server. Idempotent."""
+    async def stop_idle(self) -> None:
+        """Stop every idle process (all at once: each takes a while to shut down)."""
         idle, self._idle = list(self._idle), collections.OrderedDict()
         await asyncio.gather(*(bot.close() for bot in idle))
+
+    async def close(self) -> None:
+        """Stop every idle process and the server. Idempotent."""
+        await self.stop_idle()
         if self._server is not None:
             await self._server.close()
             self._server = None
