@@ -64,6 +64,12 @@ class SeatControls:
     def resume(self) -> None:
         """Before a request: the bot may run."""
 
+    def hold(self) -> None:
+        """Between matches, while the bot is kept warm: it gets no CPU until ``unhold``."""
+
+    def unhold(self) -> None:
+        """The bot is lent to a match (or stopped): it may run again."""
+
     def cpu_seconds(self) -> float | None:
         """CPU used so far by the bot and its children (``None``: not measured)."""
         return None

@@ -9,8 +9,9 @@ and hands them back when its match is over. A process is lent again only for the
 bot (manifest) under the same sandbox limits, and only to a match on deals it has not
 played: a match's deals are its seed, which the three team matches of a quartet share
 (``BotProcess.deals_seen``), so no process ever sees both games of a deal, nor carries
-one team match's cards into the next. A process that died while idle is replaced; one
-from a game that was stopped mid-way or faulted is never kept.
+one team match's cards into the next. An idle process is frozen (sandboxed: no CPU while
+other matches play); one that died while idle is replaced; one from a game that was
+stopped mid-way or faulted is never kept.
 
 ``WarmHouse`` runs a ``WarmBots`` on an event loop of its own thread, which outlives the
 matches (their referees run on it); ``keep_bots_warm`` makes one for this process.
@@ -75,22 +76,25 @@ class WarmBots:
         )
         if lent is not None:
             del self._idle[lent]
-        for bot in dead:
-            await bot.close("it died while idle")
+            _unhold(lent)
+        await _stop(dead, "it died while idle")
         return lent
 
     async def keep(self, kind: Hashable, bot: BotProcess) -> None:
         """Keep ``bot`` (alive, between games) for a later match; beyond the limit, stop
         the one idle longest."""
+        if bot.controls is not None:
+            bot.controls.hold()  # no CPU while other matches play
         self._idle[bot] = kind
+        oldest = []
         while len(self._idle) > self.limit:
-            oldest, _ = self._idle.popitem(last=False)
-            await oldest.close()
+            oldest.append(self._idle.popitem(last=False)[0])
+        await _stop(oldest)
 
     async def stop_idle(self) -> None:
         """Stop every idle process (all at once: each takes a while to shut down)."""
         idle, self._idle = list(self._idle), collections.OrderedDict()
-        await asyncio.gather(*(bot.close() for bot in idle))
+        await _stop(idle)
 
     async def close(self) -> None:
         """Stop every idle process and the server. Idempotent."""
@@ -98,6 +102,19 @@ class WarmBots:
         if self._server is not None:
             await self._server.close()
             self._server = None
+
+
+def _unhold(bot: BotProcess) -> None:
+    if bot.controls is not None:
+        bot.controls.unhold()
+
+
+async def _stop(bots: list[BotProcess], reason: str = "the match is over") -> None:
+    """Stop idle ``bots``, all at once (each takes a while to shut down), thawed first so
+    that each can read its shutdown."""
+    for bot in bots:
+        _unhold(bot)
+    await asyncio.gather(*(bot.close(reason) for bot in bots))
 
 
 class WarmHouse:

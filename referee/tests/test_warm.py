@@ -13,6 +13,7 @@ import pytest
 
 from pitch_referee.manifest import BotManifest
 from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
+from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_referee.warm import WarmBots
 
 from .conftest import QUICK_TIME, SHORT_GAMES, processes_serving, write_bot
@@ -138,3 +139,48 @@ def test_another_bot_gets_a_process_of_its_own(tmp_path: Path) -> None:
         assert set(second).isdisjoint(first)
 
     play(tmp_path, scenario)
+
+
+BURNS_AFTER_ITS_GAMES = """
+import os, sys
+from pitch_sdk.bots import RandomBot
+from pitch_sdk.run import run
+
+class Burner(RandomBot):
+    name = "burner"
+
+    def on_game_end(self, view):
+        if os.fork() == 0:  # honest during its games, then spins while it waits
+            os.execv(sys.executable, [sys.executable, "-c", "while True: pass"])
+
+raise SystemExit(run(Burner()))
+"""
+
+
+def test_a_sandboxed_process_kept_warm_gets_no_cpu_while_it_waits(tmp_path: Path) -> None:
+    if (reason := unavailable_reason()) is not None:
+        if os.environ.get("PITCH_REQUIRE_SANDBOX"):
+            pytest.fail(f"the sandbox must run here: {reason}")
+        pytest.skip(reason)
+    sandbox = SandboxLimits()
+    folder = tmp_path / "burner"
+    folder.mkdir()
+    (folder / "bot.py").write_text(BURNS_AFTER_ITS_GAMES)
+    burner = write_bot(folder, ["python", "bot.py"], "burner")
+
+    async def main() -> None:
+        async with WarmBots() as warm:
+            settings = RefereeSettings(QUICK_TIME, sandbox=sandbox)
+            slot = PlayerSlot("S0", burner, "burner")
+            others = [PlayerSlot(f"S{seat}", burner, "burner") for seat in (1, 2, 3)]
+            async with Referee(tmp_path / "m1", settings, warm=warm, deals="1") as referee:
+                await referee.play([slot, *others], game_id="g", seed=1, options=SHORT_GAMES)
+                kept = await referee.bot(slot)
+            await asyncio.sleep(1)  # the spinner started on GameEnd, if it runs at all
+            before = kept.cpu_seconds()
+            await asyncio.sleep(2)
+            after = kept.cpu_seconds()
+            assert before is not None and after is not None
+            assert after - before < 0.1, (before, after)
+
+    asyncio.run(main())
