@@ -12,9 +12,11 @@ random, ``--copies`` times each under other names), submitted before any timing.
 service's matches, on ``--workers`` pinned pool workers, bots sandboxed) is run in every
 checkout in turn, ``--runs`` times, the first checkout first in odd runs and last in
 even ones, so that a busy moment of the machine falls on all of them alike. Each run's
-wall time and CPU time (the command and everything it started: pool workers, bots and
-their sandboxes) are taken, and each checkout's are divided by the first checkout's of
-the same run; the medians of those ratios are printed.
+wall time and CPU time are taken, and each checkout's are divided by the first
+checkout's of the same run; the medians of those ratios are printed. The CPU time is
+what the command's processes report for themselves and the children they reaped (the
+ladder process and its pool workers): the sandboxed bots' is not in it (they are reaped
+inside their sandboxes), so the wall time is the measure of throughput.
 """
 
 from __future__ import annotations

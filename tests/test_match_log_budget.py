@@ -78,3 +78,15 @@ def test_a_log_file_keeps_its_cap_across_the_processes_that_write_it(tmp_path: P
     text = log.read_text()
     assert text.startswith("y" * 1000 + "\n[pitch referee: log truncated")
     assert text.count("truncated") == 1 and len(text) <= 1000 + NOTICE
+
+
+def test_a_process_kept_for_a_later_match_writes_within_that_matchs_cap(tmp_path: Path) -> None:
+    first, second = tmp_path / "m1" / "A1-a-flood.log", tmp_path / "m2" / "B2-b-flood.log"
+    log = CappedLog(first, 1000)
+    log.write(b"x" * 600)
+    log.move(second, 500)  # lent to the next match, with that match's share of the budget
+    log.write(b"y" * 800)
+    log.file.close()
+    assert first.read_bytes() == b"x" * 600
+    text = second.read_text()
+    assert text.startswith("y" * 500 + "\n[pitch referee: log truncated at 500 bytes")
