@@ -10,7 +10,7 @@ import pytest
 
 from pitch_referee.logindex import LogTag, index_path
 from pitch_referee.match import Entrant, MatchSettings, run_match
-from pitch_referee.process import RECENT_OUTPUT_BYTES, _copy_capped
+from pitch_referee.process import RECENT_OUTPUT_BYTES, CappedLog, _copy_capped
 from pitch_sdk import reference
 
 RANDOM = reference.folder("random")
@@ -78,7 +78,9 @@ def test_a_log_file_and_its_index_keep_their_cap_across_the_processes_that_write
         stream = asyncio.StreamReader()
         stream.feed_data(output)
         stream.feed_eof()
-        await _copy_capped(stream, log, 1000, lambda: LogTag(game, 1, 0, asked=True), bytearray())
+        await _copy_capped(
+            stream, CappedLog(log, 1000), lambda: LogTag(game, 1, 0, asked=True), bytearray()
+        )
 
     for game in ("g0", "g1", "g2"):  # a bot restarted after each fault appends to its file
         asyncio.run(one_process(b"y" * 699 + b"\n", game))
@@ -96,8 +98,20 @@ def test_a_process_keeps_the_end_of_its_output_in_memory_past_its_logs_cap(tmp_p
         stream = asyncio.StreamReader()
         stream.feed_data(b"y" * (RECENT_OUTPUT_BYTES + 5000) + b"\nValueError: last words\n")
         stream.feed_eof()
-        await _copy_capped(stream, tmp_path / "A1-flood.log", 1000, lambda: None, recent)
+        await _copy_capped(stream, CappedLog(tmp_path / "A1-flood.log", 1000), lambda: None, recent)
 
     asyncio.run(one_process())
     assert len(recent) == RECENT_OUTPUT_BYTES
     assert recent.endswith(b"\nValueError: last words\n")
+
+
+def test_a_process_kept_for_a_later_match_writes_within_that_matchs_cap(tmp_path: Path) -> None:
+    first, second = tmp_path / "m1" / "A1-a-flood.log", tmp_path / "m2" / "B2-b-flood.log"
+    log = CappedLog(first, 1000)
+    log.write(b"x" * 600)
+    log.move(second, 500)  # lent to the next match, with that match's share of the budget
+    log.write(b"y" * 800)
+    log.file.close()
+    assert first.read_bytes() == b"x" * 600
+    text = second.read_text()
+    assert text.startswith("y" * 500 + "\n[pitch referee: log truncated at 500 bytes")

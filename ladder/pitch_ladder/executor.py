@@ -30,6 +30,7 @@ from pitch_referee.match import (
     resume_match,
     run_workers,
 )
+from pitch_referee.warm import keep_bots_warm
 from pitch_referee.workers import die_with_parent, pin_to_core, usable_cores
 
 
@@ -80,7 +81,8 @@ def local_executor(workers: int | None = None, affinity: bool = True) -> Executo
     connections. If the ladder process is killed, each worker is killed too (Linux),
     so an interrupted run leaves nothing writing into its match folders. With
     ``affinity``, each worker (with the bots it starts) is pinned to its own core, as
-    ``pitch match`` pins its workers.
+    ``pitch match`` pins its workers. Each worker keeps the bot processes of its last
+    matches for its next ones, on other deals (``pitch_referee.warm``).
     """
     context = multiprocessing.get_context("spawn")
     cores = usable_cores()
@@ -109,9 +111,11 @@ def local_pool(workers: int, affinity: bool = True) -> Iterator[Executor]:
 
 
 def _start_worker(parent: int, cores: list[int] | None, started: Any) -> None:
-    """Each pool worker: die with the ladder process; take the next core if pinning."""
+    """Each pool worker: die with the ladder process; take the next core if pinning; keep
+    bots warm from one match to the next."""
     die_with_parent(parent)
     if cores:
         with started.get_lock():
             index, started.value = started.value, started.value + 1
         pin_to_core(index, cores)
+    keep_bots_warm()

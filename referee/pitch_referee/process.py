@@ -75,6 +75,12 @@ class SeatControls:
     def resume(self) -> None:
         """Before a request: the bot may run."""
 
+    def hold(self) -> None:
+        """Between matches, while the bot is kept warm: it gets no CPU until ``unhold``."""
+
+    def unhold(self) -> None:
+        """The bot is lent to a match (or stopped): it may run again."""
+
     def cpu_seconds(self) -> float | None:
         """CPU used so far by the bot and its children (``None``: not measured)."""
         return None
@@ -162,6 +168,7 @@ class BotProcess:
         self.connection: BotConnection | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.controls: SeatControls | None = None
+        self._log: CappedLog | None = None
         self._log_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
         self.recent_output = bytearray()
@@ -174,6 +181,9 @@ class BotProcess:
         self.log_tag: LogTag | None = None
         """Where the bot's game stands, set by its seat: the lines it writes from now on
         are indexed under it (``logindex``)."""
+        self.deals_seen: set[str] = set()
+        """The deals this process has played (a match's seed: ``Referee.deals``), so that
+        a process kept warm never plays a deal it has seen (``warm.WarmBots``)."""
 
     @classmethod
     async def spawn(
@@ -201,10 +211,9 @@ class BotProcess:
             env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
             launched = await launcher.launch(manifest, env)
             bot.process, bot.controls = launched.process, launched.controls
+            bot._log = CappedLog(log_path, options.log_cap_bytes)
             bot._log_task = asyncio.create_task(
-                _copy_capped(
-                    bot.process.stdout, log_path, options.log_cap_bytes, bot._tag, bot.recent_output
-                )
+                _copy_capped(bot.process.stdout, bot._log, bot._tag, bot.recent_output)
             )
             bot.connection = await bot._await_hello(hello, options.start_timeout_s)
             bot.hello_mismatch = manifest.hello_mismatch(
@@ -251,6 +260,14 @@ class BotProcess:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.connection.closed.wait(), 0.5)
         self.connection.lost(f"the bot's process exited with status {status}")
+
+    def move_log(self, path: Path, name: str, cap: int) -> None:
+        """Send the output that comes next to ``path`` (a later match's log: ``name`` is
+        how its records name it), capped at ``cap``. What the process wrote before, the
+        log of its last match keeps."""
+        self.log_path, self.log_name = path, name
+        if self._log is not None:
+            self._log.move(path, cap)
 
     @classmethod
     def failed(
@@ -384,49 +401,69 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         os.killpg(pid, sig)
 
 
+class CappedLog:
+    """A bot's log file and its index (``logindex``), which together keep at most ``cap``
+    bytes, whatever they held before: the cap is the files', not the process's (a bot
+    restarted after a fault, or a match resumed, appends to what its seat wrote before, and
+    no more). A process kept warm for a later match moves to that match's files (``move``)."""
+
+    def __init__(self, path: Path, cap: int) -> None:
+        self._open(path, cap)
+
+    def _open(self, path: Path, cap: int) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = path.open("ab")
+        self.index = index_path(path)
+        self.offset = self.file.tell()
+        self.written = self.offset + (self.index.stat().st_size if self.index.exists() else 0)
+        self.cap = cap
+        self.indexed: LogTag | None = None
+        self.line_start = True
+
+    def move(self, path: Path, cap: int) -> None:
+        """Write what comes next into ``path`` (and its index), capped at ``cap``."""
+        self.file.close()
+        self._open(path, cap)
+
+    def write(self, chunk: bytes, tag: LogTag | None = None) -> None:
+        """Keep ``chunk`` up to the cap, indexing where its first line under a new ``tag``
+        starts; say so once in the file when the cap is reached."""
+        if self.written >= self.cap:
+            return
+        kept = chunk[: self.cap - self.written]
+        start = 0 if self.line_start else kept.find(b"\n") + 1 or len(kept)
+        if tag is not None and tag != self.indexed and start < len(kept):
+            entry = tag.entry(self.offset + start)
+            with self.index.open("ab") as entries:  # opened only by a bot that logs in games
+                entries.write(entry)
+            self.written += len(entry)
+            self.indexed = tag
+            kept = kept[: max(0, self.cap - self.written)]
+        self.file.write(kept)
+        self.offset += len(kept)
+        self.written += len(kept)
+        self.line_start = kept.endswith(b"\n")
+        if self.written >= self.cap:
+            self.file.write(
+                f"\n[pitch referee: log truncated at {self.cap} bytes; "
+                "further output was discarded]\n".encode()
+            )
+        self.file.flush()
+
+
 async def _copy_capped(
     stream: asyncio.StreamReader | None,
-    path: Path,
-    cap: int,
+    log: CappedLog,
     tag: Callable[[], LogTag | None],
     recent: bytearray,
 ) -> None:
-    """Copy the bot's output to ``path`` until the file and its index hold ``cap`` bytes,
-    then drain and drop the rest; ``recent`` keeps the last ``RECENT_OUTPUT_BYTES`` of it.
-    The cap is the files', not this process's: a bot restarted after a fault, or a match
-    resumed, appends to what its seat wrote before, and no more. The index gets an entry
-    where the first line under a new ``tag()`` starts (``logindex``)."""
-    if stream is None:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    index = index_path(path)
-    with path.open("ab") as log:
-        offset = path.stat().st_size
-        written = offset + (index.stat().st_size if index.exists() else 0)
-        indexed: LogTag | None = None
-        line_start = True
-        while chunk := await stream.read(65536):
+    """Copy the bot's output into ``log``, each line under the ``tag()`` it arrived during,
+    until the bot closes it (beyond the cap it is drained and dropped); ``recent`` keeps
+    the last ``RECENT_OUTPUT_BYTES`` of it, whatever the log kept."""
+    try:
+        while stream is not None and (chunk := await stream.read(65536)):
             recent += chunk
             del recent[:-RECENT_OUTPUT_BYTES]
-            if written >= cap:
-                continue
-            kept = chunk[: cap - written]
-            current = tag()
-            start = 0 if line_start else kept.find(b"\n") + 1 or len(kept)
-            if current is not None and current != indexed and start < len(kept):
-                entry = current.entry(offset + start)
-                with index.open("ab") as entries:  # opened only by a bot that logs in games
-                    entries.write(entry)
-                written += len(entry)
-                indexed = current
-                kept = kept[: max(0, cap - written)]
-            log.write(kept)
-            offset += len(kept)
-            written += len(kept)
-            line_start = kept.endswith(b"\n")
-            if written >= cap:
-                log.write(
-                    f"\n[pitch referee: log truncated at {cap} bytes; "
-                    "further output was discarded]\n".encode()
-                )
-            log.flush()
+            log.write(chunk, tag())
+    finally:
+        log.file.close()

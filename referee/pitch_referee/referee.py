@@ -4,7 +4,9 @@
 temporary folder (or on TCP when asked), starts bot processes for the seats of a game
 (one process per player slot: partners never share a process), restarts bots that
 crashed or hung before the next game, and on exit leaves no child process and no
-temporary file behind, whatever the bots did.
+temporary file behind, whatever the bots did. Given a ``warm.WarmBots``, it serves on
+that one's server instead, borrows idle processes from it and hands back, on exit, those
+that are fit to play a later match.
 """
 
 from __future__ import annotations
@@ -17,18 +19,21 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pitch_sdk.cards import SEATS, Seat
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.table import Watcher
 
-from .connection import start_server, stop_server
+from .connection import RefereeService, start_server, stop_server
 from .errors import BotStartError
 from .game_loop import FaultPolicy, GameResult, TimeControl, play_game
 from .manifest import BotManifest
 from .process import BotProcess, Launcher, LocalLauncher, StartOptions
 from .sandbox import SandboxLauncher, SandboxLimits
+
+if TYPE_CHECKING:
+    from .warm import WarmBots
 
 PRIVATE_PREFIX = "pitch-referee-"
 
@@ -67,6 +72,37 @@ class RefereeSettings:
         return SandboxLauncher(self.sandbox) if self.sandbox else LocalLauncher()
 
 
+@dataclass
+class PrivateServer:
+    """The referee's gRPC server on a Unix socket in a private folder (0700; the socket
+    itself open to all, since a sandboxed bot runs as another user), or on TCP."""
+
+    server: Any
+    service: RefereeService
+    address: str
+    folder: str
+
+    @classmethod
+    async def open(cls, tcp: bool = False) -> PrivateServer:
+        _sweep_private_dirs()
+        folder = tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-")
+        socket = f"{folder}/referee.sock"
+        try:
+            server, service, address = await start_server(
+                "127.0.0.1:0" if tcp else f"unix:{socket}"
+            )
+            if not tcp:
+                os.chmod(socket, 0o666)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        return cls(server, service, address, folder)
+
+    async def close(self) -> None:
+        await stop_server(self.server)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 class Referee:
     """Runs games between bot processes; use ``async with Referee(log_dir) as referee``."""
 
@@ -78,6 +114,8 @@ class Referee:
         launcher: Launcher | None = None,
         announce: Callable[[str], None] = print,
         log_base: Path | None = None,
+        warm: WarmBots | None = None,
+        deals: str = "",
     ) -> None:
         self.log_dir = Path(log_dir)
         self.log_base = log_base
@@ -87,43 +125,53 @@ class Referee:
         self.settings = settings or RefereeSettings()
         self.launcher = launcher or self.settings.launcher()
         self.announce = announce
+        self.warm = warm
+        """Where bot processes are borrowed from and handed back to (``None``: each is
+        started here and stopped on exit)."""
+        self.deals = deals
+        """The deals of this referee's games (a match's seed): a borrowed process never
+        played them, and one handed back never plays them again."""
         self.address = ""
         self._bots: dict[str, BotProcess] = {}
         self._mismatches_said: set[str] = set()
         """``BotProcess.hello_mismatch`` lines already announced: each is said once."""
-        self._private_dir: str | None = None
-        self._server = None
-        self._service = None
+        self._kinds: dict[str, tuple[BotManifest, SandboxLimits | None]] = {}
+        """What each running slot's process is, for lending it to a later match."""
+        self._spent: set[str] = set()
+        """Slots whose process was in a game that did not end: never handed back."""
+        self._own: PrivateServer | None = None
+        self._service: RefereeService | None = None
 
     async def __aenter__(self) -> Referee:
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        _sweep_private_dirs()
-        self._private_dir = tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-")  # 0700
-        socket = f"{self._private_dir}/referee.sock"
-        address = "127.0.0.1:0" if self.settings.tcp else f"unix:{socket}"
-        try:
-            self._server, self._service, self.address = await start_server(address)
-            if not self.settings.tcp:  # the private folder keeps others out; a sandboxed
-                os.chmod(socket, 0o666)  # bot runs as another user and must connect
-        except BaseException:
-            shutil.rmtree(self._private_dir, ignore_errors=True)
-            raise
+        if self.warm is not None:
+            self._service, self.address = self.warm.service, self.warm.address
+        else:
+            self._own = await PrivateServer.open(self.settings.tcp)
+            self._service, self.address = self._own.service, self._own.address
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
     async def close(self) -> None:
-        """Stop every bot and the server and remove the private folder. Idempotent."""
-        for bot in list(self._bots.values()):
-            await bot.close()
+        """Stop every bot (or hand it back to ``warm``) and the server, and remove the
+        private folder. Idempotent."""
+        # All at once: a bot takes a fifth of a second to shut down (its interpreter's
+        # teardown), and a match has eight.
+        await asyncio.gather(*(self._hand_back(key, bot) for key, bot in self._bots.items()))
         self._bots.clear()
-        if self._server is not None:
-            await stop_server(self._server)
-            self._server = None
-        if self._private_dir is not None:
-            shutil.rmtree(self._private_dir, ignore_errors=True)
-            self._private_dir = None
+        if self._own is not None:
+            await self._own.close()
+            self._own = None
+
+    async def _hand_back(self, key: str, bot: BotProcess) -> None:
+        """Keep ``bot`` warm for a later match if it is fit to play one, else stop it."""
+        kind = self._kinds.get(key)
+        if self.warm is not None and kind and bot.alive and key not in self._spent:
+            await self.warm.keep(kind, bot)
+        else:
+            await bot.close()
 
     def _ready(self, slot: PlayerSlot) -> bool:
         bot = self._bots.get(slot.key)
@@ -148,6 +196,12 @@ class Referee:
         start = self.settings.start
         if slot.log_cap_bytes is not None:
             start = replace(start, log_cap_bytes=slot.log_cap_bytes)
+        kind = (slot.manifest, self.settings.sandbox)
+        self._kinds[slot.key] = kind
+        if self.warm is not None and (warm := await self.warm.take(kind, self.deals)):
+            warm.move_log(log_path, log_name, start.log_cap_bytes)
+            self._bots[slot.key] = warm
+            return warm
         try:
             bot = await BotProcess.spawn(
                 slot.manifest,
@@ -194,18 +248,24 @@ class Referee:
                 raise outcome
         bots = cast(list[BotProcess], started)
         cpu_before = [bot.cpu_seconds() for bot in bots]
-        result = await play_game(
-            bots,
-            game_id=game_id,
-            seed=seed,
-            options=options,
-            first_dealer=first_dealer,
-            time_control=self.settings.time_control,
-            fault_policy=self.settings.fault_policy,
-            secret=secret,
-            watchers=watchers,
-            timing_grid_ms=self.settings.timing_grid_ms,
-        )
+        for bot in bots:
+            bot.deals_seen.add(self.deals)
+        try:
+            result = await play_game(
+                bots,
+                game_id=game_id,
+                seed=seed,
+                options=options,
+                first_dealer=first_dealer,
+                time_control=self.settings.time_control,
+                fault_policy=self.settings.fault_policy,
+                secret=secret,
+                watchers=watchers,
+                timing_grid_ms=self.settings.timing_grid_ms,
+            )
+        except BaseException:  # stopped mid-game: its processes may still be in it
+            self._spent.update(slot.key for slot in seats)
+            raise
         _bill_cpu(result, bots, cpu_before)
         for seat in result.needs_restart | {s for s in SEATS if bots[s].start_error}:
             await self._retire(seats[seat].key)
@@ -282,6 +342,7 @@ class Referee:
         if bot is not None:
             await bot.close(reason)
             del self._bots[key]
+        self._spent.discard(key)
 
 
 class AttachTimeoutError(BotStartError):

@@ -245,6 +245,14 @@ class _SandboxControls(SeatControls):
         if now is not None and before is not None and now - before > IDLE_CPU_ALLOWANCE_S:
             self.frozen_between_decisions = True
 
+    def hold(self) -> None:
+        if self.group is not None:
+            self.group.freeze()
+
+    def unhold(self) -> None:
+        if self.group is not None:
+            self.group.thaw()
+
     def cpu_seconds(self) -> float | None:
         if self.group is None:
             return None

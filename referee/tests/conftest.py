@@ -75,7 +75,7 @@ def play_games(
 
     async def main() -> None:
         async with Referee(log_dir, settings, announce=lambda _: None) as referee:
-            outcome.private_dir = referee._private_dir
+            outcome.private_dir = referee._own and referee._own.folder
             outcome.address = referee.address
             slots = [
                 PlayerSlot(f"seat{seat}", manifests[seat], manifests[seat].name)

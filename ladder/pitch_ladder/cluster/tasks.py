@@ -14,8 +14,10 @@ that none sees both games of the deal), so a worker keeps the referee of its las
 open (``_Kept``) with its bots, as a local worker does from one pair to the next: the
 match's next pair on this worker plays at once. Another match's pair closes it first,
 and so does ``IDLE_S`` without a pair; a pair that fails closes it too, so the next one
-starts afresh. One game at a time per worker: give workers one thread (``--nthreads
-1``); more threads take turns.
+starts afresh. A closed match's bots wait (``warm.WarmBots``) for a later match of the
+same bots on other deals, as a ladder's pool worker keeps them, until ``IDLE_S`` without
+a pair. One game at a time per worker: give workers one thread (``--nthreads 1``); more
+threads take turns.
 
 Imports Dask: only cluster code imports this module.
 """
@@ -50,12 +52,14 @@ from pitch_referee.match import (
 )
 from pitch_referee.referee import Referee
 from pitch_referee.sandbox import unavailable_reason
+from pitch_referee.warm import WarmBots
 from pitch_sdk.record import RecordError, load_record
 
 from .bots import BotRef, fetch_bot
 
 IDLE_S = 30.0
-"""How long a worker keeps a match's referee and bots up after its last pair."""
+"""How long a worker keeps a match's referee and bots (its own and those kept warm) up
+after its last pair."""
 CLOSE_WAIT_S = 10.0
 """How long a worker that ends waits for its open match's bots to stop."""
 
@@ -141,10 +145,14 @@ class _Table:
         """How much of each bot log earlier pairs have handed back."""
 
     @classmethod
-    async def open(cls, key: object, job: Job) -> _Table:
-        settings = job.settings.referee_settings(job.sandboxed)
+    async def open(cls, key: object, job: Job, warm: WarmBots) -> _Table:
         referee = Referee(
-            MatchFolder(job.root).worker_logs(0), settings, announce=_quiet, log_base=job.root
+            MatchFolder(job.root).worker_logs(0),
+            job.settings.referee_settings(job.sandboxed),
+            announce=_quiet,
+            log_base=job.root,
+            warm=warm,
+            deals=str(job.settings.seed),
         )
         await referee.__aenter__()
         return cls(key, job, referee)
@@ -182,6 +190,7 @@ class _Kept:
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name="pitch-referee", daemon=True).start()
+        self.warm = asyncio.run_coroutine_threadsafe(WarmBots().__aenter__(), self.loop).result()
         self.table: _Table | None = None
         self.turn = asyncio.Lock()
         self.idle: asyncio.TimerHandle | None = None
@@ -189,9 +198,9 @@ class _Kept:
         atexit.register(self.close)
 
     def close(self) -> None:
-        """Stop the open match's bots: a worker that ends leaves none behind (sandboxed
-        bots die with it anyway; trusted ones run outside the sandbox)."""
-        closing = asyncio.run_coroutine_threadsafe(self._close_unless_busy(), self.loop)
+        """Stop the open match's bots and the idle ones: a worker that ends leaves none
+        behind (sandboxed bots die with it anyway; trusted ones run outside the sandbox)."""
+        closing = asyncio.run_coroutine_threadsafe(self._close_all(), self.loop)
         with contextlib.suppress(Exception):
             closing.result(timeout=CLOSE_WAIT_S)
 
@@ -206,7 +215,7 @@ class _Kept:
             try:
                 if self.table is None or self.table.key != key:
                     await self._close()
-                    self.table = await _Table.open(key, job())
+                    self.table = await _Table.open(key, job(), self.warm)
                 return await self.table.play(pair)
             except BaseException:
                 await self._close()  # a referee that failed is not trusted with the next pair
@@ -220,6 +229,11 @@ class _Kept:
     async def _close_unless_busy(self) -> None:
         async with self.turn:
             await self._close()
+            await self.warm.stop_idle()
+
+    async def _close_all(self) -> None:
+        await self._close_unless_busy()
+        await self.warm.close()
 
     async def _close(self) -> None:
         table, self.table = self.table, None

@@ -6,7 +6,9 @@ each of two or more a game of its own letter (``_Games``), and no bot process pl
 games of a deal (``schedule.process_slots``). One worker runs on a thread of
 the match's process (which is also how bots started by hand join); more run in worker
 processes, one referee each, so they use every core, each pinned to its own unless
-``settings.affinity`` is off.
+``settings.affinity`` is off. In a process that keeps bots warm (a ladder's pool worker:
+``warm.keep_bots_warm``), the lone worker's referee borrows its bot processes from the
+ones earlier matches left, on other deals (``warm.WarmBots``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pitch_sdk.record import write_record
 from ..errors import BotError
 from ..live import Publisher
 from ..referee import Referee
+from ..warm import WarmBots, warm_house
 from ..workers import die_with_parent, leave_interrupts_to_parent, pin_to_core, usable_cores
 from .folder import MatchFolder
 from .outcomes import GameOutcome
@@ -260,10 +263,14 @@ def _work(
     announce: Callable[[str], None],
 ) -> None:
     """Play pairs from the match until it says none are left (or stops), then say done,
-    or why this worker failed."""
+    or why this worker failed. On this process's warm house if it has one."""
     line = _MatchLine(conn)
+    house = warm_house()
     try:
-        asyncio.run(_play_pairs(job, worker, line, announce))
+        if house is None:
+            asyncio.run(_play_pairs(job, worker, line, announce))
+        else:
+            house.run(_play_pairs(job, worker, line, announce, house.bots))
     except (BotError, MatchError, OSError, ValueError) as error:
         message = ("failed", f"worker {worker}: {error}")
     else:
@@ -309,7 +316,11 @@ async def _finished(game: asyncio.Future[Any], stopped: Callable[[], bool]) -> b
 
 
 async def _play_pairs(
-    job: Job, worker: int, line: _MatchLine, announce: Callable[[str], None]
+    job: Job,
+    worker: int,
+    line: _MatchLine,
+    announce: Callable[[str], None],
+    warm: WarmBots | None = None,
 ) -> None:
     settings = job.settings
     async with Referee(
@@ -317,6 +328,8 @@ async def _play_pairs(
         settings.referee_settings(job.sandboxed),
         announce=announce,
         log_base=job.root,
+        warm=warm,
+        deals=str(settings.seed),
     ) as referee:
         await play_pairs_at(referee, job, line.next_pair, line.report, line.stopped)
 
