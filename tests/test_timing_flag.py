@@ -1,6 +1,6 @@
 """The timing statistic of ``pitch_ladder.timing`` on real matches of real bot processes:
 it flags a bot that sends a hidden bit a hand by its think time (``timing_bot.py``), and
-not honest sample bots over as many games."""
+not honest reference bots over as many games."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from pitch_cli import app
 from pitch_ladder.timing import THRESHOLD, TimingCheck, check_records
+from pitch_sdk import reference
 from pitch_sdk.record import load_record
 
 HERE = Path(__file__).parent
@@ -20,8 +21,6 @@ if str(HERE) not in sys.path:
 
 from timing_testkit import timing_bot  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT / "sample_bots"
 SLOW_MS = 20
 GAMES = 12
 
@@ -44,7 +43,7 @@ def _checked(tmp_path: Path, a: Path, b: Path, name: str) -> TimingCheck:
 
 def test_a_bot_signalling_its_hand_by_its_think_time_is_flagged(tmp_path):
     bot = timing_bot(tmp_path / "bots", SLOW_MS)
-    found = _checked(tmp_path, bot, SAMPLES / "random", "timing")
+    found = _checked(tmp_path, bot, reference.folder("random"), "timing")
     assert found.hands >= 60, found
     assert found.flagged, found
     assert found.feature == "odd S", found  # the bit it sends: the parity of its spades
@@ -54,6 +53,6 @@ def test_a_bot_signalling_its_hand_by_its_think_time_is_flagged(tmp_path):
 def test_honest_bots_are_not_flagged(tmp_path, name):
     """montecarlo thinks (its times vary with its search), the others hardly do."""
     other = "greedy" if name == "random" else "random"
-    found = _checked(tmp_path, SAMPLES / name, SAMPLES / other, name)
+    found = _checked(tmp_path, reference.folder(name), reference.folder(other), name)
     assert found.hands >= 60, found
     assert found.p is not None and found.p >= THRESHOLD, found
