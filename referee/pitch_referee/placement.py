@@ -6,8 +6,9 @@ opponent by a clear margin?) decides. The rating is the maximum-likelihood Elo t
 explains all the bot's games at once against the opponents' fixed ratings (logistic
 model); its interval is where the log-likelihood falls 1.92 below the best (95%). Games
 are counted as independent, which overstates the noise of duplicate pairs a little: the
-interval errs wide. A bot that won (or lost) every game has no finite rating on that
-side: its bound there is infinite.
+interval errs wide. The opponents' ratings are taken as exact: their own intervals
+(``scale.toml``) are not added to the bot's. A bot that won (or lost) every game has no
+finite rating on that side: its bound there is infinite.
 """
 
 from __future__ import annotations
