@@ -1,4 +1,4 @@
-"""The montecarlo sample bot's search speed: samples, playouts and samples per decision.
+"""The montecarlo reference bot's search speed: samples, playouts and samples per decision.
 
 Run by hand: ``uv run python bench/montecarlo.py [--views N] [--decisions N]``. Results
 are recorded in ``bench/RESULTS.md`` (``## montecarlo``). Positions are taken from
@@ -17,22 +17,17 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
 from pitch_sdk.bot import ask
 from pitch_sdk.bots import GreedyBot
+from pitch_sdk.bots.montecarlo import MonteCarloBot
+from pitch_sdk.bots.montecarlo.rollout import play_out_hand
 from pitch_sdk.determinize import determinize
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.table import TimeBudget
 from pitch_sdk.views import PlayerView
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sample_bots" / "montecarlo"))
-
-from mcbot import MonteCarloBot
-from mcbot.rollout import play_out_hand
 
 
 def game_views(count: int, seed: int) -> list[PlayerView]:

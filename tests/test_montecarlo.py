@@ -1,4 +1,4 @@
-"""The montecarlo sample bot (sample_bots/montecarlo): legal answers to every kind of
+"""The montecarlo reference bot (``pitch_sdk.bots.montecarlo``): legal answers to every kind of
 decision, inside its share of the time limit, the same answers for the same seed.
 
 Quick by design: small budgets and few samples. How strong the bot is, is measured by
@@ -8,26 +8,20 @@ hand with ``pitch match`` (bench/RESULTS.md, ``## montecarlo``), never by a time
 from __future__ import annotations
 
 import random
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from pitch_sdk.actions import Bid, Decision
 from pitch_sdk.bot import ask
 from pitch_sdk.bots import GreedyBot
+from pitch_sdk.bots.montecarlo import MonteCarloBot
+from pitch_sdk.bots.montecarlo.rollout import choose
+from pitch_sdk.bots.montecarlo.search import SPEND
 from pitch_sdk.rules import CHANCE, GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import TimeBudget, TimeControl
 from pitch_sdk.views import PlayerView
-
-BOT_FOLDER = Path(__file__).resolve().parents[1] / "sample_bots" / "montecarlo"
-sys.path.insert(0, str(BOT_FOLDER))
-
-from mcbot import MonteCarloBot  # noqa: E402 - importable once the bot folder is on the path
-from mcbot.rollout import choose  # noqa: E402
-from mcbot.search import SPEND  # noqa: E402
 
 
 @pytest.fixture(scope="module")

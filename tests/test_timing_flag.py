@@ -1,6 +1,6 @@
 """The timing statistic of ``pitch_ladder.timing`` on real matches of real bot processes:
 it flags a bot that sends a hidden bit a hand by its think time (``timing_bot.py``), and
-not honest bots over as many games."""
+not honest reference bots over as many games."""
 
 from __future__ import annotations
 
@@ -21,12 +21,6 @@ if str(HERE) not in sys.path:
 
 from timing_testkit import timing_bot  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-BOTS = {
-    "greedy": reference.folder("greedy"),
-    "random": reference.folder("random"),
-    "montecarlo": ROOT / "sample_bots" / "montecarlo",
-}
 SLOW_MS = 20
 GAMES = 12
 
@@ -50,7 +44,7 @@ def _checked(tmp_path: Path, a: Path, b: Path, name: str) -> TimingCheck:
 
 def test_a_bot_signalling_its_hand_by_its_think_time_is_flagged(tmp_path):
     bot = timing_bot(tmp_path / "bots", SLOW_MS)
-    found = _checked(tmp_path, bot, BOTS["random"], "timing")
+    found = _checked(tmp_path, bot, reference.folder("random"), "timing")
     assert found.hands >= 60, found
     assert found.flagged, found
     assert found.feature == "odd S", found  # the bit it sends: the parity of its spades
@@ -60,6 +54,6 @@ def test_a_bot_signalling_its_hand_by_its_think_time_is_flagged(tmp_path):
 def test_honest_bots_are_not_flagged(tmp_path, name):
     """montecarlo thinks (its times vary with its search), the others hardly do."""
     other = "greedy" if name == "random" else "random"
-    found = _checked(tmp_path, BOTS[name], BOTS[other], name)
+    found = _checked(tmp_path, reference.folder(name), reference.folder(other), name)
     assert found.hands >= 60, found
     assert found.p is not None and found.p >= THRESHOLD, found

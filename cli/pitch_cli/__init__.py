@@ -55,6 +55,11 @@ COMMANDS: dict[str, CommandEntry] = {
         "match",
         "Play a match between two bots: duplicate deals, Elo with a 95% interval, SPRT.",
     ),
+    "gauntlet": CommandEntry(
+        "gauntlet",
+        "gauntlet",
+        "Play a bot against each reference bot, weakest first, and place it on their scale.",
+    ),
     "new-bot": CommandEntry(
         "new_bot",
         "new_bot",

@@ -2,12 +2,31 @@
 
 No search and no opponent model: every decision is a few look-ups in the engine's trump
 tables (``STRENGTH``, ``POINTS``) and two small tables of this module, so a decision
-costs tens of microseconds. ``BID_WEIGHT`` says what a trump in the nine dealt cards is
-worth to a bidder (fitted on self-play); ``KEEP_VALUE`` says what a card is worth to
-hold when choosing what to discard, pick up or take from the stock: sure or likely
-points and capturing power most, low non-point trumps little, dead non-trumps nothing.
-In play the bot leads trumps nobody can beat, captures points with sure winners, dumps
-point cards on a trick its partner surely wins, and otherwise throws its cheapest card."""
+costs tens of microseconds. It is the third rung of the reference bots, about 540 Elo
+above ``beginner`` (bench/RESULTS.md, ``## reference scale``). Its ideas:
+
+* **Bid what the hand can expect to take.** ``BID_WEIGHT`` says what each trump in the
+  nine dealt cards is worth to a bidder (fitted on self-play): high cards most, since
+  what wins tricks decides where the points go, and the deuce nearly a sure point.
+  Partner and stock are worth ``BID_BASE``; each trump past three adds length (the side
+  that holds trumps longest keeps its point cards), each past six is discarded. A made
+  bid scores everything taken, so it bids a little under its expectation: a higher bid
+  only buys protection from later bidders.
+* **Keep what is worth holding.** ``KEEP_VALUE`` ranks cards for discards, pick-ups and
+  the look through the stock: sure or likely points first, then capturing power, low
+  non-point trumps little, dead cards nothing. A bidder with nothing dead to give up
+  stops the look and hands the rest of the stock to its partner, who likely holds dead
+  cards from the fill.
+* **Know which trumps can still beat you** (``TrickView``): every trump played, face up
+  in the centre, in the hand, known to be in the partner's, or put out of play in its own
+  look is no threat; a seat missing from the last trick holds no trump; a joker still to
+  come is the low one.
+* **Play**: lead trumps nobody can beat; capture points with sure winners; dump point
+  cards on a trick the partner surely wins; otherwise throw the cheapest card (no points
+  at risk, the deuce first: its point stays with whoever plays it).
+
+The beginner bot (``pitch_sdk.bots.beginner``) does none of this: it is what these ideas
+are measured against."""
 
 from __future__ import annotations
 

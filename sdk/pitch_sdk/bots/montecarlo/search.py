@@ -28,12 +28,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pitch_sdk.cards import team_of
-from pitch_sdk.determinize import determinize
-from pitch_sdk.rules import GameState
-from pitch_sdk.table import TimeBudget
-from pitch_sdk.views import PlayerView
-
+from ...cards import team_of
+from ...determinize import determinize
+from ...rules import GameState
+from ...table import TimeBudget
+from ...views import PlayerView
 from .rollout import play_out_hand
 
 SPEND = 0.25

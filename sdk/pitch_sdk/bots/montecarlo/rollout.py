@@ -21,9 +21,8 @@ itself changes them (less noise when comparing actions).
 
 from __future__ import annotations
 
-from pitch_sdk.actions import Action, Bid, NameTrump, Play, StockChoice, StockMove
-from pitch_sdk.bots.greedy import best_suit, keep_value
-from pitch_sdk.cards import (
+from ...actions import Action, Bid, NameTrump, Play, StockChoice, StockMove
+from ...cards import (
     DEUCE,
     JOKER,
     POINTS,
@@ -33,8 +32,9 @@ from pitch_sdk.cards import (
     cards_in,
     distinct_cards,
 )
-from pitch_sdk.progress import BIDDING, DISCARDING, LOOKING, PICKING_UP, PLAYING, TRUMP_NAMING
-from pitch_sdk.rules import CHANCE, TERMINAL, GameState
+from ...progress import BIDDING, DISCARDING, LOOKING, PICKING_UP, PLAYING, TRUMP_NAMING
+from ...rules import CHANCE, TERMINAL, GameState
+from ..greedy import best_suit, keep_value
 
 BID_SHADE = 1
 """Like the greedy bot, a rollout bidder bids a point under its estimate when it may."""

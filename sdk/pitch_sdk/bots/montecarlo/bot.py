@@ -1,4 +1,5 @@
-"""``MonteCarloBot``: which actions each kind of decision searches, and nothing else.
+"""``MonteCarloBot`` (and its capped ``FastMonteCarloBot``): which actions each kind of
+decision searches, and nothing else.
 
 Every decision goes through the same search (``search.py``); what differs per kind is
 the list of candidates handed to it:
@@ -17,18 +18,20 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from pitch_sdk.actions import Action, Bid, Discard, NameTrump, PickUp, Play, StockChoice
-from pitch_sdk.bot import Bot
-from pitch_sdk.bots.greedy import keep_value
-from pitch_sdk.cards import cards_in
-from pitch_sdk.views import PlayerView
-
+from ...actions import Action, Bid, Discard, NameTrump, PickUp, Play, StockChoice
+from ...bot import Bot
+from ...cards import cards_in
+from ...views import PlayerView
+from ..greedy import keep_value
 from .search import MAX_WORLDS, SearchResult, deadline_of, search
 
 BID_CEILING = 11
 """The highest bid searched (a legal higher one is searched only if nothing else is)."""
 SET_CANDIDATES = 8
 """The most discards or pick-ups searched."""
+FAST_MAX_WORLDS = 25
+"""The sample cap of ``montecarlo-fast``: a tenth of the full search's CPU or less, and a
+rung between greedy and the full search on the reference scale."""
 
 
 class MonteCarloBot(Bot):
@@ -86,6 +89,18 @@ class MonteCarloBot(Bot):
 
     def play(self, view: PlayerView, legal: Sequence[Play]) -> Play:
         return self._search(view, legal)
+
+
+class FastMonteCarloBot(MonteCarloBot):
+    """The same search on at most ``FAST_MAX_WORLDS`` samples a decision: a rung between
+    greedy and the full search, quick enough for tests and first gauntlets."""
+
+    name = "montecarlo-fast"
+
+    def __init__(
+        self, seed: int | str | None = None, *, log: bool = False, max_worlds: int = FAST_MAX_WORLDS
+    ) -> None:
+        super().__init__(seed, log=log, max_worlds=max_worlds)
 
 
 def _amount(action: Bid) -> int:
