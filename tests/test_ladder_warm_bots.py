@@ -12,6 +12,7 @@ import pytest
 
 from pitch_ladder.executor import local_pool, play_match
 from pitch_referee.match import MatchSettings
+from pitch_sdk import reference
 
 HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
@@ -23,8 +24,7 @@ from sandbox_testkit import sandbox_or_skip  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-RANDOM = ROOT / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 PROCESS = re.compile(r"^PROCESS (\w+) (\S+)$", re.MULTILINE)
 
 

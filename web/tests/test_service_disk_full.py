@@ -21,11 +21,12 @@ from pitch_ladder.archive import pack
 from pitch_ladder.authors import add_author
 from pitch_ladder.ladder import Ladder
 from pitch_referee.sandbox import unavailable_reason
+from pitch_sdk import reference
 from pitch_web import create_app
 from pitch_web.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import LadderSource
 
-RANDOM = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
+RANDOM = reference.folder("random")
 DISK = 6 * 2**20
 LOUD = """import sys
 from pitch_sdk.bots import RandomBot
