@@ -50,7 +50,9 @@ class BeginnerBot(Bot):
     """Bids the minimum on a long suit, plays high to win and low otherwise."""
 
     name = "beginner"
+    """The name it plays under."""
     version = "1.0"
+    """Its version: raised when its play changes."""
 
     def bid(self, view: PlayerView, legal: Sequence[Bid]) -> Bid:
         """The lowest legal bid with four trumps in the longest suit (or when forced)."""

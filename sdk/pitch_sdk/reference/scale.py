@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SCALE_FILE = Path(__file__).resolve().parent / "scale.toml"
+"""The scale as measured once by ``bench/reference_scale.py`` (random at 0)."""
 
 LEAGUES = {
     "random": "Bronze",
@@ -26,10 +27,15 @@ class Rung:
     """One reference bot on the scale: its rating, its 95% interval, its league."""
 
     name: str
+    """The name of the reference bot (``@name``)."""
     rating: float
+    """Its Elo on the fixed scale."""
     low: float
+    """The low end of its 95% interval."""
     high: float
+    """The high end of its 95% interval."""
     league: str
+    """The league a bot reaches by beating it."""
 
 
 def rungs() -> list[Rung]:

@@ -38,7 +38,9 @@ class MonteCarloBot(Bot):
     """Searches every decision by playing the hand out on sampled deals."""
 
     name = "montecarlo"
+    """The name it plays under."""
     version = "1.3"
+    """Its version: raised when its play changes."""
 
     def __init__(
         self, seed: int | str | None = None, *, log: bool = False, max_worlds: int = MAX_WORLDS
@@ -67,27 +69,33 @@ class MonteCarloBot(Bot):
         return result.action
 
     def bid(self, view: PlayerView, legal: Sequence[Bid]) -> Bid:
+        """The bid whose sampled deals score best, among those up to ``BID_CEILING``."""
         candidates = [a for a in legal if a.amount <= BID_CEILING] or [min(legal, key=_amount)]
         return self._search(view, candidates)
 
     def name_trump(self, view: PlayerView, legal: Sequence[NameTrump]) -> NameTrump:
+        """The trump whose sampled deals score best."""
         return self._search(view, legal)
 
     def discard(self, view: PlayerView, legal: Sequence[Discard]) -> Discard:
+        """Of the ``SET_CANDIDATES`` sets that throw away the least, the best sampled."""
         # Keep the sets that throw away the least value.
         ranked = sorted(legal, key=lambda a: _set_value(a.cards, view.trump))
         return self._search(view, ranked[:SET_CANDIDATES])
 
     def pick_up(self, view: PlayerView, legal: Sequence[PickUp]) -> PickUp:
+        """Of the ``SET_CANDIDATES`` sets that take the most, the best sampled."""
         # Keep the sets that take the most value; the search weighs them against room
         # left for the fill from the stock.
         ranked = sorted(legal, key=lambda a: -_set_value(a.cards, view.trump))
         return self._search(view, ranked[:SET_CANDIDATES])
 
     def look(self, view: PlayerView, legal: Sequence[StockChoice]) -> StockChoice:
+        """Take or leave the card of the stock, whichever scores best over the samples."""
         return self._search(view, legal)
 
     def play(self, view: PlayerView, legal: Sequence[Play]) -> Play:
+        """The card whose sampled deals score best."""
         return self._search(view, legal)
 
 
@@ -96,6 +104,7 @@ class FastMonteCarloBot(MonteCarloBot):
     greedy and the full search, quick enough for tests and first gauntlets."""
 
     name = "montecarlo-fast"
+    """The name it plays under."""
 
     def __init__(
         self, seed: int | str | None = None, *, log: bool = False, max_worlds: int = FAST_MAX_WORLDS

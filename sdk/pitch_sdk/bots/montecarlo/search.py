@@ -58,6 +58,7 @@ class SearchResult:
     """What a search found: the chosen action, and the figures behind it (for logs)."""
 
     action: object
+    """The action chosen: the best mean over the samples."""
     means: dict
     """Average value of each candidate over the samples."""
     worlds: int
