@@ -8,6 +8,7 @@ The suite runs on two pytest-xdist workers unless ``-n`` says otherwise (``-n 0`
 ``-p no:xdist`` for one process, as when debugging one test).
 """
 
+import signal
 import sys
 from collections.abc import Generator
 
@@ -52,3 +53,14 @@ def pytest_sessionfinish(session: pytest.Session) -> Generator[None, object, obj
         return (yield)
     finally:
         sys.setrecursionlimit(limit)
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_as_a_terminal_sends_it() -> Generator[None, None, None]:
+    """Each test starts with Ctrl-C handled as a fresh Python handles it. A worker's set-up
+    run in the test's own process (pools ignore SIGINT in their workers) would otherwise
+    leave SIGINT ignored in this pytest worker, and every process a later test starts
+    inherits that: its ``pitch match`` would shrug off the Ctrl-C the test sends."""
+    yield
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
