@@ -10,7 +10,6 @@ import typer
 
 from pitch_referee.errors import PitchError
 from pitch_referee.logindex import record_lines
-from pitch_referee.match.folder import record_game
 from pitch_sdk.record import load_record, match_folder
 from pitch_sdk.record import replay as replay_record
 
@@ -79,6 +78,8 @@ def replay(
 def _bot_lines(game: dict[str, Any], record: Path, seat: int | None) -> BotLines:
     """The game's log lines of every seat (or ``seat``'s) by hand and decision; lines of a
     log without an index (no decision known) are the hand-0 deal's."""
+    from pitch_referee.match.folder import record_game  # the match package pulls in grpc
+
     seats = range(4) if seat is None else {seat}
     found: dict[tuple[int, int | None], list[tuple[int, str]]] = {}
     for at, line in record_lines(game, record_game(record), match_folder(record), seats, None):

@@ -66,7 +66,7 @@ def test_a_missing_folder_or_a_bad_sandbox_mode_is_one_line(tmp_path: Path) -> N
 
 
 def test_a_node_bot_copied_without_its_modules_is_told_to_run_npm_install(tmp_path: Path) -> None:
-    kit = GREEDY.parent / "js"
+    kit = Path(__file__).resolve().parents[2] / "sample_bots" / "js"
     copied = shutil.copytree(kit, tmp_path / "jsbot", ignore=shutil.ignore_patterns("node_modules"))
     result = CliRunner().invoke(app, ["check", str(copied), "--sandbox", "off"])
     assert result.exit_code == 1, result.output

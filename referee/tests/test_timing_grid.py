@@ -32,6 +32,9 @@ class AnsweringBot:
         self.sent.append("request")
         return pb.Answer(action=request.legal_actions[0]), 0.001
 
+    async def settle_log(self) -> None:
+        """Nothing to settle: it writes no log."""
+
 
 def test_the_game_end_waits_for_a_tick_of_the_grid_like_every_request(
     monkeypatch: pytest.MonkeyPatch,
