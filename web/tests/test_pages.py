@@ -185,3 +185,17 @@ def test_the_nav_names_each_place_in_one_word(tmp_path: Path, folder: str) -> No
     assert nav is not None
     links = re.findall(r">([^<]*)</a>", nav.group(1))
     assert links == [folder, "matches", "games", "live", "API"]  # "ladder ladder" before
+
+
+@pytest.mark.parametrize("folder", ["matches", "live", "my games"])
+def test_a_folder_sites_nav_says_home_when_its_name_is_a_place_or_several_words(
+    tmp_path: Path, folder: str
+) -> None:
+    from fastapi.testclient import TestClient
+
+    (tmp_path / folder).mkdir()
+    page = TestClient(create_app(FolderSource(tmp_path / folder))).get("/").text
+    nav = re.search(r"<nav>(.*?)</nav>", page, re.S)
+    assert nav is not None
+    links = re.findall(r">([^<]*)</a>", nav.group(1))
+    assert links == ["home", "matches", "games", "live", "API"]  # "matches matches" before
