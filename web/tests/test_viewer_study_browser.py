@@ -6,6 +6,7 @@ Screenshots go to the artifacts folder (see conftest.py), for a person to look a
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,12 @@ from pitch_sdk.selfplay import play_game
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
 from pitch_web.timeline import timeline
+
+WEB_TESTS = str(Path(__file__).parent)
+if WEB_TESTS not in sys.path:
+    sys.path.insert(0, WEB_TESTS)
+
+from test_live import KEY, _cut_after_deal, _journaled_game, _record_of, _write_final  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
@@ -143,3 +150,30 @@ def test_the_spoiler_free_mode_hides_the_result_until_the_last_step_and_is_remem
         assert result not in shared.get_by_test_id("headline").inner_text()
     finally:
         other.close()
+
+
+def test_a_live_page_says_whose_turn_it_is_and_opened_after_the_end_shows_the_last_step(
+    page, serve, tmp_path, screenshot
+):
+    served = tmp_path / "served"
+    journal, record = _journaled_game(served)
+    whole = journal.read_text()
+    _cut_after_deal(journal, 2)
+    going_on = timeline(_record_of(journal))
+    to_act = going_on["header"]["to_act"]
+    with serve(create_app(FolderSource(served))) as server:
+        open_game(page, f"{server.url}/live/{KEY}")
+        shown = page.get_by_test_id("position").inner_text()
+        assert f"seat {to_act['seat']} (random 1.0) to bid" in shown
+        chip = page.get_by_test_id(f"seat-{to_act['seat']}").locator(".chip.turn")
+        assert chip.inner_text() == "to act"
+        screenshot("live-turn")
+        page.close()
+        journal.write_text(whole)  # the game ends, its record is written, its journal goes
+        _write_final(served, record)
+        journal.unlink()
+        ended = page.context.new_page()
+        open_game(ended, f"{server.url}/live/{KEY}")
+        assert ended.evaluate(POSITION) == len(timeline(record)["steps"]) - 1
+        assert ended.get_by_test_id("game-over").is_visible()
+        assert " to bid" not in ended.get_by_test_id("position").inner_text()

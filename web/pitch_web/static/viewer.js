@@ -11,8 +11,9 @@
  * or where the root element's data-hand and data-view say.
  *
  * API for live games (window.pitchViewer, set once the viewer is mounted):
- *   pitchViewer.append(steps)   add steps, as timeline(partial)["steps"][n:] gives them;
- *                               in follow mode the table moves to the newest one
+ *   pitchViewer.append(steps, toAct)  add steps, as timeline(partial)["steps"][n:] gives
+ *                               them, and who acts next (the header's to_act); in follow
+ *                               mode the table moves to the newest one
  *   pitchViewer.finish(header)  the game is over: header is the finished timeline's header
  *                               (its result, faults); follow stops at the last step
  *   pitchViewer.appendLogs(lines)  bot log lines, as the timeline's "logs" entries
@@ -37,6 +38,7 @@
   const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
   const STEP_MS = 900;
   const HIDE_RESULT_KEY = "pitch-viewer-hide-result";
+  const DECISION_VERB = { bid: "bid", trump: "name trump", discard: "discard", pickup: "pick up", stock: "look at the stock", play: "play" };
   const TERMINATIONS = {
     target: "reached the target",
     moon: "shot the moon",
@@ -206,6 +208,7 @@
       this.timer = null;
       this.following = false;
       this.hideResult = storedHideResult();
+      this.toAct = timeline.header.to_act || null; // who decides next, in a game going on
       this.build();
       this.appendSteps(timeline.steps || [], false);
       this.appendLogs(timeline.logs || [], false);
@@ -223,7 +226,8 @@
       return Boolean(this.header.result) || Boolean(last && last.k === "end");
     }
 
-    appendSteps(steps, redraw = true) {
+    appendSteps(steps, redraw = true, toAct = undefined) {
+      if (toAct !== undefined) this.toAct = toAct;
       for (const step of steps) {
         if (step.k === "deal") this.handStarts.push([this.steps.length, step.hand]);
         this.steps.push(step);
@@ -246,6 +250,7 @@
 
     finish(header) {
       if (header) this.header = header;
+      this.toAct = null;
       if (this.following) this.position = Math.max(0, this.steps.length - 1);
       this.following = false;
       this.draw();
@@ -395,7 +400,8 @@
       const view = params.get("view");
       if (view === "all" || ["0", "1", "2", "3"].includes(view)) this.mode = view === "all" ? "all" : Number(view);
       if (params.has("result")) this.setHideResult(params.get("result") === "hidden", false);
-      const step = Number.parseInt(params.get("step"), 10);
+      // #step=end: the last step (a live page opened after its game ended)
+      const step = params.get("step") === "end" ? this.steps.length - 1 : Number.parseInt(params.get("step"), 10);
       if (Number.isInteger(step)) this.position = Math.min(Math.max(0, step), Math.max(0, this.steps.length - 1));
       if (redraw) this.draw();
     }
@@ -403,6 +409,7 @@
     applyDefaults(options) {
       if (["0", "1", "2", "3"].includes(options.view)) this.mode = Number(options.view);
       if (options.hand) this.gotoHandQuietly(Number(options.hand));
+      if (options.step === "end") this.position = Math.max(0, this.steps.length - 1);
     }
 
     gotoHandQuietly(number) {
@@ -570,13 +577,20 @@
       this.spoilerBox.checked = this.hideResult;
       this.slider.value = String(this.position);
       const total = this.steps.length;
-      this.positionText.textContent = total ? `hand ${table.hand || "\u2013"} \u00b7 step ${this.position} of 0\u2013${total - 1}` : "no steps yet";
+      const turn = this.turnAtNewest();
+      const acting = turn ? ` \u00b7 seat ${turn.seat} (${this.playerName(turn.seat)}) to ${DECISION_VERB[turn.decision] || turn.decision}` : "";
+      this.positionText.textContent = total ? `hand ${table.hand || "\u2013"} \u00b7 step ${this.position} of 0\u2013${total - 1}${acting}` : "no steps yet";
+    }
+
+    // Whose decision the game waits for, when the newest step of a game going on is shown.
+    turnAtNewest() {
+      return this.toAct && !this.finished && this.position === this.steps.length - 1 ? this.toAct : null;
     }
 
     drawSeat(seat, table) {
       const node = this.seatNodes[seat];
       const step = table.step;
-      const next = this.steps[this.position + 1];
+      const next = this.steps[this.position + 1] || (this.turnAtNewest() ? { s: this.toAct.seat, k: this.toAct.decision } : null);
       const chips = [];
       if (table.dealer === seat) chips.push(el("span", { class: "chip dealer", title: "dealer" }, "D"));
       if (table.bids[seat] !== null) {
@@ -822,7 +836,7 @@
   function mount(root, timeline) {
     const viewer = new Viewer(root, timeline);
     const api = {
-      append: (steps) => viewer.appendSteps(steps),
+      append: (steps, toAct) => viewer.appendSteps(steps, true, toAct),
       finish: (header) => viewer.finish(header),
       appendLogs: (lines) => viewer.appendLogs(lines),
       setLogs: (lines) => viewer.setLogs(lines),
