@@ -177,3 +177,41 @@ def test_a_live_page_says_whose_turn_it_is_and_opened_after_the_end_shows_the_la
         assert ended.evaluate(POSITION) == len(timeline(record)["steps"]) - 1
         assert ended.get_by_test_id("game-over").is_visible()
         assert " to bid" not in ended.get_by_test_id("position").inner_text()
+
+
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
+def test_stepping_never_moves_the_layout_and_the_trick_stays_between_its_seats(
+    page, served, screenshot, viewport
+):
+    if viewport:
+        page.set_viewport_size(viewport)
+    open_game(page, f"{served.url}/view/game.json")
+    boxes = page.evaluate(
+        """() => { const seen = new Set(); const n = window.pitchViewer.length;
+        for (let i = 0; i < n; i++) { window.pitchViewer.goto(i);
+            const table = document.querySelector(".pv-table").getBoundingClientRect();
+            const side = document.querySelector(".pv-side").getBoundingClientRect();
+            seen.add([table.top, table.height, side.top].map(Math.round).join()); }
+        return [...seen]; }"""
+    )
+    assert len(boxes) == 1, boxes  # the table and what follows it never move
+    steps = page.evaluate("window.pitchViewer.viewer.steps")
+    full = next(i for i, step in enumerate(steps) if "trick" in step)
+    page.evaluate(f"window.pitchViewer.goto({full})")
+    centre = page.locator(".pv-centre").bounding_box()
+    where = {}
+    for seat in range(4):
+        card = page.get_by_test_id(f"trick-card-{seat}").bounding_box()
+        assert (
+            centre["x"] <= card["x"] and card["x"] + card["width"] <= centre["x"] + centre["width"]
+        ), seat
+        assert (
+            centre["y"] <= card["y"]
+            and card["y"] + card["height"] <= centre["y"] + centre["height"]
+        ), seat
+        where[seat] = (card["x"], card["y"])
+    # seat 0 at the bottom, 1 on the left, 2 at the top, 3 on the right
+    assert where[1][0] < where[0][0] < where[3][0] and where[2][1] < where[0][1]
+    west = page.get_by_test_id("seat-1").bounding_box()
+    assert west["y"] <= where[1][1] <= west["y"] + west["height"]  # level with its seat
+    screenshot("trick")
