@@ -24,6 +24,7 @@ WEB_TESTS = str(Path(__file__).parent)
 if WEB_TESTS not in sys.path:
     sys.path.insert(0, WEB_TESTS)
 
+from test_api import match_folder  # noqa: E402
 from test_live import KEY, _cut_after_deal, _journaled_game, _record_of, _write_final  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
@@ -215,3 +216,29 @@ def test_stepping_never_moves_the_layout_and_the_trick_stays_between_its_seats(
     west = page.get_by_test_id("seat-1").bounding_box()
     assert west["y"] <= where[1][1] <= west["y"] + west["height"]  # level with its seat
     screenshot("trick")
+
+
+def test_a_match_game_links_to_its_match_its_twin_and_the_games_beside_it(
+    page, serve, tmp_path, screenshot
+):
+    match_folder(tmp_path / "m")
+    games = "/view/m/games"
+    with serve(create_app(FolderSource(tmp_path))) as server:
+        open_game(page, f"{server.url}{games}/pair-00000-a.json.gz")
+        links = page.get_by_test_id("game-links")
+        assert links.get_by_test_id("link-match").get_attribute("href") == "/matches/m"
+        assert links.get_by_test_id("link-previous").count() == 0  # the first game
+        for name in ("twin", "next"):
+            assert links.get_by_test_id(f"link-{name}").get_attribute("href") == (
+                f"{games}/pair-00000-b.json.gz"
+            )
+        screenshot("links")
+        links.get_by_test_id("link-twin").click()
+        page.wait_for_url(f"**{games}/pair-00000-b.json.gz*")
+        page.get_by_test_id("hand-0").wait_for()
+        assert page.get_by_test_id("link-next").count() == 0  # the last game
+        assert page.get_by_test_id("link-previous").get_attribute("href") == (
+            f"{games}/pair-00000-a.json.gz"
+        )
+        page.get_by_test_id("link-match").click()
+        page.wait_for_url("**/matches/m")
