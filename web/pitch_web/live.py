@@ -200,13 +200,15 @@ def _finished_game(request: Request, live: LiveKey) -> Response:
         NotFound: the game is not being played and left no record.
     """
     url = _view_url(request.app.state.source, live)
-    if url is not None:
-        return RedirectResponse(url, status_code=303)
+    if url is not None:  # at its last step: the page was opened to see the game's newest
+        return RedirectResponse(f"{url}#step=end", status_code=303)
     path = live.record_path()
     if path is None:
         raise NotFound(f"no live game {live.key}: it is not being played")
     data = live_timeline(request.app.state.source, live, load_record(path))
-    return render(request, "viewer.html", game=live.key, timeline_json=script_json(data))
+    return render(
+        request, "viewer.html", game=live.key, timeline_json=script_json(data), at_end=True
+    )
 
 
 def live_timeline(source: Source, live: LiveKey, record: dict[str, Any]) -> dict[str, Any]:
@@ -347,12 +349,17 @@ class _Follower:
         self.logs = data["logs"]
         if not self.started:
             self.started = True
-            payload = {"header": self.header, "from": self.sent, "steps": steps[self.sent :]}
+            payload = {
+                "header": self.header,
+                "from": self.sent,
+                "steps": steps[self.sent :],
+                "to_act": self.header["to_act"],
+            }
             self.sent = max(self.sent, len(steps))
             return [_event("timeline", payload | logs, self.sent)]
         if len(steps) <= self.sent and not logs:
             return []
-        payload = {"from": self.sent, "steps": steps[self.sent :]}
+        payload = {"from": self.sent, "steps": steps[self.sent :], "to_act": self.header["to_act"]}
         self.sent = max(self.sent, len(steps))
         return [_event("steps", payload | logs, self.sent)]
 

@@ -38,7 +38,7 @@ from pitch_sdk.cards import (
     team_of,
 )
 from pitch_sdk.progress import LOOKING, Phase
-from pitch_sdk.record import RecordError, public_logs, replay
+from pitch_sdk.record import RecordError, ReplayResult, public_logs, replay
 from pitch_sdk.rules import GameState
 from pitch_sdk.walk import Dealt, Step, walk
 
@@ -100,10 +100,22 @@ def timeline(
     return {
         "format": FORMAT,
         "version": VERSION,
-        "header": _header(record, game, replayed.discrepancy),
+        "header": _header(record, game, replayed.discrepancy) | {"to_act": _to_act(replayed)},
         "steps": builder.steps,
         "logs": aligned,
     }
+
+
+def _to_act(replayed: ReplayResult) -> dict[str, Any] | None:
+    """Who decides next in a game still being played, and what: a live page says so (the
+    browser never applies the rules). None when the game is over, a deal is due, or the
+    record stopped replaying."""
+    if not replayed.ok or replayed.state.is_over():
+        return None
+    decision = replayed.state.decision()
+    if decision is None:
+        return None
+    return {"seat": replayed.state.current_seat(), "decision": decision.name.lower()}
 
 
 def _header(record: dict[str, Any], game: str | None, discrepancy: str | None) -> dict[str, Any]:

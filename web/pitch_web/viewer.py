@@ -23,6 +23,7 @@ from pitch_sdk.record import match_folder
 
 from .app import render
 from .botlogs import game_log_lines
+from .game_links import game_links
 from .source import LadderSource, Source
 from .standalone import script_json
 from .timeline import timeline
@@ -111,9 +112,14 @@ def visible_logs(
 def view_game(request: Request, key: str) -> HTMLResponse:
     """A game's viewer page, with its timeline inline."""
     data = cached_timeline(request, key)
-    own_logs = isinstance(request.app.state.source, LadderSource)
+    source = request.app.state.source
     return render(
-        request, "viewer.html", game=key, timeline_json=script_json(data), own_logs=own_logs
+        request,
+        "viewer.html",
+        game=key,
+        timeline_json=script_json(data),
+        own_logs=isinstance(source, LadderSource),
+        links=game_links(source, key),
     )
 
 

@@ -129,7 +129,7 @@ def test_a_finished_game_is_not_listed_and_its_live_page_sends_to_its_record(cli
     journal.unlink()
     response = client.get(f"/live/{KEY}", follow_redirects=False)
     assert response.status_code == 303
-    assert response.headers["location"] == f"/view/{MATCH}/games/{GAME}.json.gz"
+    assert response.headers["location"] == f"/view/{MATCH}/games/{GAME}.json.gz#step=end"
     events = _events(client, f"/api/live/{KEY}/events")
     assert [name for name, _ in events] == ["timeline", "end"]
     assert events[0][1]["steps"] == timeline(record)["steps"]

@@ -185,3 +185,32 @@ def test_the_nav_names_each_place_in_one_word(tmp_path: Path, folder: str) -> No
     assert nav is not None
     links = re.findall(r">([^<]*)</a>", nav.group(1))
     assert links == [folder, "matches", "games", "live", "API"]  # "ladder ladder" before
+
+
+@pytest.mark.parametrize("folder", ["matches", "live", "my games"])
+def test_a_folder_sites_nav_says_home_when_its_name_is_a_place_or_several_words(
+    tmp_path: Path, folder: str
+) -> None:
+    from fastapi.testclient import TestClient
+
+    (tmp_path / folder).mkdir()
+    page = TestClient(create_app(FolderSource(tmp_path / folder))).get("/").text
+    nav = re.search(r"<nav>(.*?)</nav>", page, re.S)
+    assert nav is not None
+    links = re.findall(r">([^<]*)</a>", nav.group(1))
+    assert links == ["home", "matches", "games", "live", "API"]  # "matches matches" before
+
+
+@pytest.mark.parametrize("where", ["folder", "ladder"])
+def test_on_a_phone_a_games_table_keeps_its_result_column_in_view(
+    page, folder_site, ladder_site, screenshot, where
+):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(
+        f"{folder_site}/matches/greedy-vs-random" if where == "folder" else f"{ladder_site}/games"
+    )
+    results = page.locator("table.games td.result")
+    assert results.count() > 0
+    for box in [results.nth(n).bounding_box() for n in range(results.count())]:
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    screenshot("games-phone")

@@ -47,7 +47,7 @@ def get_json(url: str) -> Any:
 
 def goto_step(page: Any, step: int, view: str = "all") -> None:
     page.evaluate(f"window.location.hash = 'step={step}&view={view}'")
-    expect(page.get_by_test_id("position")).to_contain_text(f"{step + 1}")
+    expect(page.get_by_test_id("position")).to_contain_text(f" step {step} of ")
 
 
 @pytest.fixture(scope="module")

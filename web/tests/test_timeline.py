@@ -301,3 +301,15 @@ def test_a_bot_that_never_started_gives_its_fault_and_the_end_with_no_deal():
     steps = timeline(recorder.record())["steps"]
     assert [step["k"] for step in steps] == ["fault", "end"]
     assert steps[0]["hand"] == 0 and steps[1]["forfeited_by"] == 2 and steps[1]["winner"] == 1
+
+
+def test_a_game_going_on_says_who_decides_next_and_a_finished_one_nobody():
+    record = random_game(7, hand_cap=2)
+    decisions = record["hands"][1]["decisions"]
+    last = len(decisions) - 1
+    to_act = {n: timeline(cut(record, 2, n))["header"]["to_act"] for n in (0, 5, last)}
+    assert {n: entry["seat"] for n, entry in to_act.items()} == {
+        n: decisions[n]["seat"] for n in to_act
+    }
+    assert to_act[0]["decision"] == "bid" and to_act[last]["decision"] == "play"
+    assert timeline(record)["header"]["to_act"] is None

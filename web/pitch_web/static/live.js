@@ -40,7 +40,7 @@
         status.textContent = "live: steps were missed; reload the page";
         return;
       }
-      viewer.append(data.steps.slice(have - data.from));
+      viewer.append(data.steps.slice(have - data.from), data.to_act);
       if (data.logs) viewer.setLogs(data.logs); // the lines so far, each at its step
     }
 

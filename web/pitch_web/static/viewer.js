@@ -5,12 +5,15 @@
  * the rules engine: this file only draws what each step says and never applies a rule.
  * It boots from <script type="application/json" id="timeline-data"> into
  * <div id="pitch-viewer">, and the position and view mode live in the URL hash
- * (#step=N&view=all|0|1|2|3), so a link opens the same moment. Without a hash it opens
- * at the first step, or where the root element's data-hand and data-view say.
+ * (#step=N&view=all|0|1|2|3, and &result=hidden in the spoiler-free mode), so a link
+ * opens the same moment. Steps are numbered from 0 (the first deal) everywhere: on the
+ * screen, in the link and in the hand's list. Without a hash it opens at the first step,
+ * or where the root element's data-hand and data-view say.
  *
  * API for live games (window.pitchViewer, set once the viewer is mounted):
- *   pitchViewer.append(steps)   add steps, as timeline(partial)["steps"][n:] gives them;
- *                               in follow mode the table moves to the newest one
+ *   pitchViewer.append(steps, toAct)  add steps, as timeline(partial)["steps"][n:] gives
+ *                               them, and who acts next (the header's to_act); in follow
+ *                               mode the table moves to the newest one
  *   pitchViewer.finish(header)  the game is over: header is the finished timeline's header
  *                               (its result, faults); follow stops at the last step
  *   pitchViewer.appendLogs(lines)  bot log lines, as the timeline's "logs" entries
@@ -34,6 +37,8 @@
   const RANKS = "23456789TJQKA";
   const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
   const STEP_MS = 900;
+  const HIDE_RESULT_KEY = "pitch-viewer-hide-result";
+  const DECISION_VERB = { bid: "bid", trump: "name trump", discard: "discard", pickup: "pick up", stock: "look at the stock", play: "play" };
   const TERMINATIONS = {
     target: "reached the target",
     moon: "shot the moon",
@@ -65,19 +70,21 @@
   }
 
   function cardNode(name, table) {
+    const points = table && table.points ? table.points[name] : 0;
+    const pip = points ? el("span", { class: "pip", "aria-hidden": "true" }) : null;
     if (name === "JK") {
-      return el("span", { class: "card joker", "data-card": name, title: "joker" }, "JK", el("span", { class: "suit" }, "\u2605"));
+      return el("span", { class: "card joker", "data-card": name, title: "joker" + (points ? `, ${points} point${points > 1 ? "s" : ""}` : "") },
+        el("span", { class: "rank" }, "JK"), el("span", { class: "suit" }, "\u2605"), pip);
     }
     const suit = name[1];
     const classes = ["card", suit === "D" || suit === "H" ? "red" : "black"];
     if (table && table.order) classes.push(table.order.includes(name) ? "trump" : "dead");
-    const points = table && table.points ? table.points[name] : 0;
-    if (points) classes.push("point");
     return el(
       "span",
       { class: classes.join(" "), "data-card": name, title: cardLabel(name) + (points ? `, ${points} point${points > 1 ? "s" : ""}` : "") },
-      RANK_SHOWN[name[0]] || name[0],
-      el("span", { class: "suit" }, SUIT_SYMBOL[suit])
+      el("span", { class: "rank" }, RANK_SHOWN[name[0]] || name[0]),
+      el("span", { class: "suit" }, SUIT_SYMBOL[suit]),
+      pip
     );
   }
 
@@ -200,6 +207,8 @@
       this.speed = 2;
       this.timer = null;
       this.following = false;
+      this.hideResult = storedHideResult();
+      this.toAct = timeline.header.to_act || null; // who decides next, in a game going on
       this.build();
       this.appendSteps(timeline.steps || [], false);
       this.appendLogs(timeline.logs || [], false);
@@ -217,12 +226,14 @@
       return Boolean(this.header.result) || Boolean(last && last.k === "end");
     }
 
-    appendSteps(steps, redraw = true) {
+    appendSteps(steps, redraw = true, toAct = undefined) {
+      if (toAct !== undefined) this.toAct = toAct;
       for (const step of steps) {
         if (step.k === "deal") this.handStarts.push([this.steps.length, step.hand]);
         this.steps.push(step);
       }
       this.fillHandMenu();
+      this.drawHandMarks();
       if (this.following) this.position = Math.max(0, this.steps.length - 1);
       if (redraw) this.draw();
     }
@@ -239,6 +250,7 @@
 
     finish(header) {
       if (header) this.header = header;
+      this.toAct = null;
       if (this.following) this.position = Math.max(0, this.steps.length - 1);
       this.following = false;
       this.draw();
@@ -347,7 +359,11 @@
     onKey(event) {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       const target = event.target;
-      if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) return;
+      // the timeline (a range input) and the checkboxes take the viewer's keys (but a
+      // checkbox keeps Space); text fields keep theirs
+      const typed = target && target.tagName === "INPUT" && !["range", "checkbox"].includes(target.type);
+      if (typed || (target && target.tagName === "TEXTAREA")) return;
+      if (target && target.type === "checkbox" && event.key === " ") return;
       const actions = {
         ArrowRight: () => (event.shiftKey ? this.nextTrick() : this.goto(this.position + 1)),
         ArrowLeft: () => (event.shiftKey ? this.previousTrick() : this.goto(this.position - 1)),
@@ -383,7 +399,9 @@
       const params = new URLSearchParams(window.location.hash.slice(1));
       const view = params.get("view");
       if (view === "all" || ["0", "1", "2", "3"].includes(view)) this.mode = view === "all" ? "all" : Number(view);
-      const step = Number.parseInt(params.get("step"), 10);
+      if (params.has("result")) this.setHideResult(params.get("result") === "hidden", false);
+      // #step=end: the last step (a live page opened after its game ended)
+      const step = params.get("step") === "end" ? this.steps.length - 1 : Number.parseInt(params.get("step"), 10);
       if (Number.isInteger(step)) this.position = Math.min(Math.max(0, step), Math.max(0, this.steps.length - 1));
       if (redraw) this.draw();
     }
@@ -391,6 +409,7 @@
     applyDefaults(options) {
       if (["0", "1", "2", "3"].includes(options.view)) this.mode = Number(options.view);
       if (options.hand) this.gotoHandQuietly(Number(options.hand));
+      if (options.step === "end") this.position = Math.max(0, this.steps.length - 1);
     }
 
     gotoHandQuietly(number) {
@@ -399,7 +418,7 @@
     }
 
     writeHash() {
-      const hash = `#step=${this.position}&view=${this.mode}`;
+      const hash = `#step=${this.position}&view=${this.mode}${this.hideResult ? "&result=hidden" : ""}`;
       if (window.location.hash !== hash) window.history.replaceState(null, "", hash);
     }
 
@@ -420,6 +439,10 @@
       this.followBox = el("input", { type: "checkbox", "data-testid": "follow", onchange: (e) => this.follow(e.target.checked) });
       this.followLabel = el("label", { class: "pv-follow" }, this.followBox, " follow");
       this.positionText = el("span", { class: "pv-position", "data-testid": "position" });
+      this.spoilerBox = el("input", { type: "checkbox", "data-testid": "hide-result", onchange: (e) => this.setHideResult(e.target.checked, true) });
+      this.slider = el("input", { type: "range", min: 0, max: 0, step: 1, value: 0, class: "pv-slider", "data-testid": "timeline", "aria-label": "step",
+        oninput: (e) => this.goto(Number(e.target.value)) });
+      this.handMarks = el("div", { class: "pv-marks", "data-testid": "hand-marks" });
       this.controls = el("div", { class: "pv-controls" },
         this.button("\u21e4", "previous hand (PageUp)", "prev-hand", () => this.previousHand()),
         this.button("\u00ab", "previous trick (Up)", "prev-trick", () => this.previousTrick()),
@@ -428,7 +451,9 @@
         this.button("\u203a", "next decision (Right)", "next", () => this.goto(this.position + 1)),
         this.button("\u00bb", "next trick (Down)", "next-trick", () => this.nextTrick()),
         this.button("\u21e5", "next hand (PageDown)", "next-hand", () => this.nextHand()),
-        this.speedMenu, this.handMenu, this.modeMenu, this.followLabel, this.positionText);
+        this.speedMenu, this.handMenu, this.modeMenu, this.followLabel,
+        el("label", { class: "pv-spoilers", title: "watch without knowing who won: the result shows at the last step" }, this.spoilerBox, " hide the result"),
+        this.positionText);
       this.seatNodes = [0, 1, 2, 3].map((seat) => el("section", { class: `pv-seat team${this.teamOf(seat)}`, "data-testid": `seat-${seat}` }));
       this.centre = el("div", { class: "pv-centre" });
       this.tableNode = el("div", { class: "pv-table" }, ...this.seatNodes, this.centre);
@@ -437,9 +462,31 @@
       this.logNode = el("div", { class: "pv-logs", "data-testid": "logs" });
       this.root.append(
         this.headline, this.controls,
-        el("div", { class: "pv-body" }, this.tableNode,
+        el("div", { class: "pv-timeline" }, this.slider, this.handMarks),
+        el("div", { class: "pv-body" }, el("div", { class: "pv-main" }, this.tableNode, legendNode()),
           el("aside", { class: "pv-side" }, this.scoreboard, el("h3", {}, "This hand"), this.narrative, el("h3", {}, "Bot logs"), this.logNode)));
       this.fillModeMenu();
+    }
+
+    drawHandMarks() {
+      const last = Math.max(1, this.steps.length - 1);
+      this.slider.max = String(Math.max(0, this.steps.length - 1));
+      const marks = this.handStarts.map(([position, hand]) => {
+        const mark = el("span", { class: "pv-mark", "data-step": position, title: `hand ${hand} (step ${position})`, onclick: () => this.goto(position) });
+        mark.style.left = `${(100 * position) / last}%`; // CSSOM, which the CSP allows
+        return mark;
+      });
+      this.handMarks.replaceChildren(...marks);
+    }
+
+    setHideResult(on, redraw) {
+      this.hideResult = Boolean(on);
+      try {
+        window.localStorage.setItem(HIDE_RESULT_KEY, this.hideResult ? "1" : "0");
+      } catch (error) {
+        // storage refused (a file:// page, private mode): the link still carries it
+      }
+      if (redraw) this.draw();
     }
 
     fillModeMenu() {
@@ -498,7 +545,10 @@
         el("span", { class: `team${team}` }, `team ${team}: ${this.members(team).map((p) => this.playerName(p.seat)).join(" & ")}`));
       const parts = [el("strong", {}, header.game ? `game ${header.game}` : "game"), " ", teams[0], " vs ", teams[1]];
       const result = header.result;
-      if (result) {
+      const atEnd = this.finished && this.position >= this.steps.length - 1;
+      if (this.hideResult && !atEnd) {
+        parts.push(el("span", { class: "pv-result hidden", "data-testid": "result" }, " \u00b7 result hidden until the last step"));
+      } else if (result) {
         const winner = result.winner === null ? "a draw" : `team ${result.winner} wins`;
         const forfeit = result.forfeited_by === null || result.forfeited_by === undefined ? "" : ` by seat ${result.forfeited_by}`;
         parts.push(el("span", { class: "pv-result", "data-testid": "result" },
@@ -524,14 +574,23 @@
       if (table.hand) this.handMenu.value = String(table.hand);
       this.followBox.checked = this.following;
       this.followLabel.hidden = this.finished;
+      this.spoilerBox.checked = this.hideResult;
+      this.slider.value = String(this.position);
       const total = this.steps.length;
-      this.positionText.textContent = total ? `hand ${table.hand || "\u2013"} \u00b7 step ${this.position + 1} of ${total}` : "no steps yet";
+      const turn = this.turnAtNewest();
+      const acting = turn ? ` \u00b7 seat ${turn.seat} (${this.playerName(turn.seat)}) to ${DECISION_VERB[turn.decision] || turn.decision}` : "";
+      this.positionText.textContent = total ? `hand ${table.hand || "\u2013"} \u00b7 step ${this.position} of 0\u2013${total - 1}${acting}` : "no steps yet";
+    }
+
+    // Whose decision the game waits for, when the newest step of a game going on is shown.
+    turnAtNewest() {
+      return this.toAct && !this.finished && this.position === this.steps.length - 1 ? this.toAct : null;
     }
 
     drawSeat(seat, table) {
       const node = this.seatNodes[seat];
       const step = table.step;
-      const next = this.steps[this.position + 1];
+      const next = this.steps[this.position + 1] || (this.turnAtNewest() ? { s: this.toAct.seat, k: this.toAct.decision } : null);
       const chips = [];
       if (table.dealer === seat) chips.push(el("span", { class: "chip dealer", title: "dealer" }, "D"));
       if (table.bids[seat] !== null) {
@@ -701,6 +760,7 @@
         const classes = [step.k, i === this.position ? "current" : "", i > this.position ? "future" : ""].join(" ");
         items.push(el("li", { class: classes, "data-step": i, onclick: () => this.goto(i) }, this.narrativeLine(step), this.marks(step)));
       }
+      this.narrative.start = first; // each line's number is its step's, as on the screen and in the link
       this.narrative.replaceChildren(...items);
       const current = this.narrative.querySelector(".current");
       if (current) scrollWithin(this.narrative, current);
@@ -733,6 +793,27 @@
     }
   }
 
+  function storedHideResult() {
+    try {
+      return window.localStorage.getItem(HIDE_RESULT_KEY) === "1";
+    } catch (error) {
+      return false;
+    }
+  }
+
+  // What the marks on the cards and seats mean.
+  function legendNode() {
+    const sample = { order: ["AS"], points: { AS: 1 } };
+    const item = (mark, text) => el("span", { class: "item" }, mark, " ", text);
+    return el("div", { class: "pv-legend", "data-testid": "legend" },
+      item(cardNode("AS", sample), "trump, with a dot: a point card"),
+      item(cardNode("KH", sample), "faded: not trump"),
+      item(el("span", { class: "chip dealer" }, "D"), "dealer"),
+      item(el("span", { class: "chip bid bidder" }, "bid 3 \u2605"), "the bid's winner"),
+      item(el("span", { class: "chip turn" }, "to act"), "acts next"),
+      item(el("span", { class: "pv-acted-sample" }), "acted at this step"));
+  }
+
   function fillNode(node, ...children) {
     node.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
   }
@@ -755,7 +836,7 @@
   function mount(root, timeline) {
     const viewer = new Viewer(root, timeline);
     const api = {
-      append: (steps) => viewer.appendSteps(steps),
+      append: (steps, toAct) => viewer.appendSteps(steps, true, toAct),
       finish: (header) => viewer.finish(header),
       appendLogs: (lines) => viewer.appendLogs(lines),
       setLogs: (lines) => viewer.setLogs(lines),
