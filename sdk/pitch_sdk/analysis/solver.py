@@ -1,0 +1,214 @@
+"""The double-dummy solver: alpha-beta over strength slots, a transposition table at the
+start of each trick, and equivalent cards played once.
+
+**Equivalent cards.** Two trumps of one seat are interchangeable when no other unplayed
+trump (in any hand, a floating joker counting as both joker slots) and not the best card
+of the trick in progress ranks between them, and they carry the same points for the
+trick's winner. Swapping them anywhere in a line of play changes no comparison the rules
+make (the two are never compared with each other: one seat plays one card a trick) and
+no point, so the seat plays only the lowest of each such run. The deuce counts 0 here
+(its point is fixed, see ``position.py``), so it merges with the fours above it.
+
+**Transposition table.** At the start of a trick the value depends only on the hands
+and the leader (what was taken before is added outside), so the table keys on those and
+keeps a lower and an upper bound from each fail-soft search.
+
+**Move order.** A seat whose partner holds the trick tries its point cards first; any
+other seat tries the cheapest card that takes the trick, then its lowest cards.
+"""
+
+from __future__ import annotations
+
+from ..cards import SEATS, TEAM_OF, seats_from
+from ..rules import GameState
+from .outcome import HandOutcome, outcome_of, require_play
+from .position import FLOATING, HIGH_JOKER, LOW_JOKER, slot_points, slot_position
+
+_FLOATING_BIT = 1 << FLOATING
+_BOTH_JOKER_SLOTS = (1 << HIGH_JOKER) | (1 << LOW_JOKER)
+_FIXED_SLOTS = _FLOATING_BIT - 1
+_SLOT_POINTS = tuple(slot_points(1 << slot) for slot in range(FLOATING + 1))
+_STRENGTH_OF_SLOT = tuple(HIGH_JOKER if slot == FLOATING else slot for slot in range(FLOATING + 1))
+_PLAYERS_FROM = tuple(seats_from(seat) for seat in SEATS)
+
+
+def solve(state: GameState) -> HandOutcome:
+    """The double-dummy outcome of the hand from ``state``: each team's points with every
+    card seen and every seat playing its best for its team.
+
+    ``nodes`` counts the positions where a seat chose a card.
+
+    Raises:
+        ValueError: ``state`` is not in the play of a hand.
+    """
+    require_play(state)
+    position = slot_position(state)
+    search = _Search()
+    best_strength, best_seat = position.best
+    low, high = 0, position.trick_points + sum(map(slot_points, position.hands))
+    guess = (low + high) // 2
+    while low < high:  # MTD(f): null-window probes, each bounding the value from one side
+        beta = guess + 1 if guess == low else guess
+        guess = search.play(
+            list(position.hands), position.queue, 0, best_strength, best_seat,
+            position.trick_points, beta - 1, beta,
+        )  # fmt: skip
+        if guess < beta:
+            high = guess
+        else:
+            low = guess
+    value = low
+    return outcome_of(state, value + position.constant_team0, search.nodes)
+
+
+_RANKINGS: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
+"""Memo of ``_ranking``: a search meets the same few sets of unplayed cards again and again."""
+
+
+def _ranking(unplayed: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The slots of ``unplayed`` lowest first, their points, and, while the jokers float,
+    how many of the cards rank above them."""
+    slots = tuple(slot for slot in range(FLOATING + 1) if unplayed >> slot & 1)
+    above_jokers = (unplayed & _FIXED_SLOTS) >> 12 if unplayed & _FLOATING_BIT else -1
+    ranking = (slots, tuple(_SLOT_POINTS[slot] for slot in slots), above_jokers)
+    _RANKINGS[unplayed] = ranking
+    return ranking
+
+
+def _canonical(hands: list[int], leader: int) -> tuple:
+    """A trick start's key with the played cards squeezed out: only the order of the
+    unplayed cards and their points matter, so positions that differ only in which
+    cards already fell share one entry."""
+    unplayed = hands[0] | hands[1] | hands[2] | hands[3]
+    slots, points, above_jokers = _RANKINGS.get(unplayed) or _ranking(unplayed)
+    ranks = [0, 0, 0, 0]
+    for rank, slot in enumerate(slots):
+        bit = 1 << slot
+        for seat in SEATS:
+            if hands[seat] & bit:  # (both floating jokers share a slot)
+                ranks[seat] |= 1 << rank
+    return (*ranks, leader, points, above_jokers)
+
+
+class _Search:
+    """One solve: the transposition table and the node count."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple, tuple[int, int]] = {}
+        self.nodes = 0
+
+    def lead(self, hands: list[int], leader: int, alpha: int, beta: int) -> int:
+        """Team 0's points from a trick's start, within the table's bounds."""
+        key = _canonical(hands, leader)
+        low, high = self.table.get(key, (0, 13))
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
+        alpha, beta = max(alpha, low), min(beta, high)
+        queue = tuple([seat for seat in _PLAYERS_FROM[leader] if hands[seat]])
+        value = self.play(hands, queue, 0, -1, -1, 0, alpha, beta)
+        if value <= alpha:
+            high = value
+        elif value >= beta:
+            low = value
+        else:
+            low = high = value
+        self.table[key] = (low, high)
+        return value
+
+    def play(
+        self, hands: list[int], queue: tuple[int, ...], turn: int, best_strength: int,
+        best_seat: int, points: int, alpha: int, beta: int,
+    ) -> int:  # fmt: skip
+        """Team 0's points from the ``turn``-th card of a trick, by fail-soft alpha-beta."""
+        self.nodes += 1
+        seat = queue[turn]
+        maximizing = not TEAM_OF[seat]
+        last = turn + 1 == len(queue)
+        best = -1 if maximizing else 14
+        for slot in self._moves(hands, seat, best_strength, best_seat):
+            bit = 1 << slot
+            settled = 0
+            if slot == FLOATING:  # the first joker played is high, the other now low
+                for other in SEATS:
+                    if other != seat and hands[other] & _FLOATING_BIT:
+                        settled = other
+                        hands[other] ^= _FLOATING_BIT | 1 << LOW_JOKER
+                        break
+            hands[seat] ^= bit
+            strength = _STRENGTH_OF_SLOT[slot]
+            if strength > best_strength:
+                new_strength, new_seat = strength, seat
+            else:
+                new_strength, new_seat = best_strength, best_seat
+            gained = points + _SLOT_POINTS[slot]
+            if last:
+                value = self._after_trick(hands, new_seat, gained, alpha, beta)
+            else:
+                value = self.play(
+                    hands, queue, turn + 1, new_strength, new_seat, gained, alpha, beta
+                )
+            hands[seat] ^= bit
+            if slot == FLOATING:
+                hands[settled] ^= _FLOATING_BIT | 1 << LOW_JOKER
+            if maximizing:
+                if value > best:
+                    best = value
+                    if best > alpha:
+                        alpha = best
+                        if alpha >= beta:
+                            break
+            elif value < best:
+                best = value
+                if best < beta:
+                    beta = best
+                    if alpha >= beta:
+                        break
+        return best
+
+    def _after_trick(
+        self, hands: list[int], winner: int, points: int, alpha: int, beta: int
+    ) -> int:
+        """Score a finished trick, then end the hand or lead the next trick."""
+        gained = 0 if winner & 1 else points
+        if not hands[1] | hands[3]:  # a team out of trumps: the other scores what it holds
+            return gained + slot_points(hands[0]) + slot_points(hands[2])
+        if not hands[0] | hands[2]:
+            return gained
+        leader = winner if hands[winner] else winner ^ 2
+        return gained + self.lead(hands, leader, alpha - gained, beta - gained)
+
+    @staticmethod
+    def _moves(hands: list[int], seat: int, best_strength: int, best_seat: int) -> list[int]:
+        """The seat's cards with one of each run of equivalents, the likeliest best first."""
+        hand = hands[seat]
+        others = 0
+        for other in SEATS:
+            if other != seat:
+                others |= hands[other]
+        if others & _FLOATING_BIT:
+            others |= _BOTH_JOKER_SLOTS
+        if best_strength >= 0:
+            others |= 1 << best_strength
+        moves = []
+        previous = -1
+        fixed = hand & _FIXED_SLOTS
+        while fixed:
+            low = fixed & -fixed
+            slot = low.bit_length() - 1
+            fixed ^= low
+            if not (
+                previous >= 0
+                and _SLOT_POINTS[previous] == _SLOT_POINTS[slot]
+                and not others & (low - (2 << previous))
+            ):
+                moves.append(slot)
+            previous = slot
+        if hand & _FLOATING_BIT:
+            moves.append(FLOATING)
+        if best_seat >= 0 and TEAM_OF[best_seat] == TEAM_OF[seat]:
+            moves.sort(key=lambda slot: -_SLOT_POINTS[slot])
+        else:
+            moves.sort(key=lambda slot: (_STRENGTH_OF_SLOT[slot] < best_strength, slot))
+        return moves
