@@ -67,7 +67,7 @@ _RANKINGS: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
 
 def _ranking(unplayed: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """The slots of ``unplayed`` lowest first, their points, and, while the jokers float,
-    how many of the cards rank above them."""
+    which of the cards rank above them."""
     slots = tuple(slot for slot in range(FLOATING + 1) if unplayed >> slot & 1)
     above_jokers = (unplayed & _FIXED_SLOTS) >> 12 if unplayed & _FLOATING_BIT else -1
     ranking = (slots, tuple(_SLOT_POINTS[slot] for slot in slots), above_jokers)
@@ -75,10 +75,10 @@ def _ranking(unplayed: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     return ranking
 
 
-def _canonical(hands: list[int], leader: int) -> tuple:
-    """A trick start's key with the played cards squeezed out: only the order of the
+def _canonical(hands: list[int], leader: int) -> tuple[tuple, tuple[int, ...]]:
+    """A trick start's key with the played cards squeezed out (only the order of the
     unplayed cards and their points matter, so positions that differ only in which
-    cards already fell share one entry."""
+    cards already fell share one entry), and the slot of each rank."""
     unplayed = hands[0] | hands[1] | hands[2] | hands[3]
     slots, points, above_jokers = _RANKINGS.get(unplayed) or _ranking(unplayed)
     ranks = [0, 0, 0, 0]
@@ -87,47 +87,92 @@ def _canonical(hands: list[int], leader: int) -> tuple:
         for seat in SEATS:
             if hands[seat] & bit:  # (both floating jokers share a slot)
                 ranks[seat] |= 1 << rank
-    return (*ranks, leader, points, above_jokers)
+    return (*ranks, leader, points, above_jokers), slots
+
+
+def _bounds(hands: list[int]) -> tuple[int, int]:
+    """Bounds on team 0's points from a trick start: each team surely takes the points of
+    its cards that rank above every card of the other team (no trick they fall in can go
+    to the other team), a floating joker counted low in its own hand and high in others'."""
+    team0, team1 = hands[0] | hands[2], hands[1] | hands[3]
+    sure = []
+    for ours, theirs in ((hands[0::2], team1), (hands[1::2], team0)):
+        top = HIGH_JOKER if theirs & _FLOATING_BIT else 0
+        top = max(top, (theirs & _FIXED_SLOTS).bit_length() - 1)
+        above = ~((2 << top) - 1) & _FIXED_SLOTS
+        if top < LOW_JOKER:
+            above |= _FLOATING_BIT
+        sure.append(slot_points(ours[0] & above) + slot_points(ours[1] & above))
+    total = sum(map(slot_points, hands))
+    return sure[0], total - sure[1]
+
+
+def _last_trick(hands: list[int], queue: tuple[int, ...]) -> int:
+    """Team 0's points from a trick in which every seat holds at most one card."""
+    best_strength = winner = -1
+    points = jokers = 0
+    for seat in queue:
+        slot = hands[seat].bit_length() - 1
+        strength = _STRENGTH_OF_SLOT[slot]
+        if slot == FLOATING:  # the first joker played is high, the second low
+            strength -= jokers
+            jokers += 1
+        if strength > best_strength:
+            best_strength, winner = strength, seat
+        points += _SLOT_POINTS[slot]
+    return 0 if winner & 1 else points
 
 
 class _Search:
     """One solve: the transposition table and the node count."""
 
     def __init__(self) -> None:
-        self.table: dict[tuple, tuple[int, int]] = {}
+        self.table: dict[tuple, tuple[int, int, int]] = {}
+        """Per trick start: a lower and an upper bound, and the rank of the best lead."""
         self.nodes = 0
+        self.chosen = -1
+        """The card the last ``play`` found best (read by ``lead`` for the table)."""
 
     def lead(self, hands: list[int], leader: int, alpha: int, beta: int) -> int:
         """Team 0's points from a trick's start, within the table's bounds."""
-        key = _canonical(hands, leader)
-        low, high = self.table.get(key, (0, 13))
+        queue = tuple([seat for seat in _PLAYERS_FROM[leader] if hands[seat]])
+        if not any(hands[seat] & (hands[seat] - 1) for seat in queue):
+            return _last_trick(hands, queue)
+        key, slots = _canonical(hands, leader)
+        low, high, best_rank = self.table.get(key) or (*_bounds(hands), -1)
         if low >= beta or low == high:
             return low
         if high <= alpha:
             return high
         alpha, beta = max(alpha, low), min(beta, high)
-        queue = tuple([seat for seat in _PLAYERS_FROM[leader] if hands[seat]])
-        value = self.play(hands, queue, 0, -1, -1, 0, alpha, beta)
+        first = slots[best_rank] if best_rank >= 0 else -1
+        value = self.play(hands, queue, 0, -1, -1, 0, alpha, beta, first)
         if value <= alpha:
             high = value
         elif value >= beta:
             low = value
         else:
             low = high = value
-        self.table[key] = (low, high)
+        self.table[key] = (low, high, slots.index(self.chosen))
         return value
 
     def play(
         self, hands: list[int], queue: tuple[int, ...], turn: int, best_strength: int,
-        best_seat: int, points: int, alpha: int, beta: int,
+        best_seat: int, points: int, alpha: int, beta: int, first: int = -1,
     ) -> int:  # fmt: skip
-        """Team 0's points from the ``turn``-th card of a trick, by fail-soft alpha-beta."""
+        """Team 0's points from the ``turn``-th card of a trick, by fail-soft alpha-beta;
+        ``first`` is a card to try before the others (the table's best lead)."""
         self.nodes += 1
         seat = queue[turn]
         maximizing = not TEAM_OF[seat]
         last = turn + 1 == len(queue)
         best = -1 if maximizing else 14
-        for slot in self._moves(hands, seat, best_strength, best_seat):
+        chosen = -1
+        moves = self._moves(hands, seat, best_strength, best_seat)
+        if first in moves:
+            moves.remove(first)
+            moves.insert(0, first)
+        for slot in moves:
             bit = 1 << slot
             settled = 0
             if slot == FLOATING:  # the first joker played is high, the other now low
@@ -154,17 +199,18 @@ class _Search:
                 hands[settled] ^= _FLOATING_BIT | 1 << LOW_JOKER
             if maximizing:
                 if value > best:
-                    best = value
+                    best, chosen = value, slot
                     if best > alpha:
                         alpha = best
                         if alpha >= beta:
                             break
             elif value < best:
-                best = value
+                best, chosen = value, slot
                 if best < beta:
                     beta = best
                     if alpha >= beta:
                         break
+        self.chosen = chosen
         return best
 
     def _after_trick(
