@@ -13,8 +13,9 @@ no point, so the seat plays only the lowest of each such run. The deuce counts 0
 and the leader (what was taken before is added outside), so the table keys on those and
 keeps a lower and an upper bound from each fail-soft search.
 
-**Move order.** A seat whose partner holds the trick tries its point cards first; any
-other seat tries the cheapest card that takes the trick, then its lowest cards.
+**Move order.** A leader tries its highest cards first; a seat whose partner holds the
+trick tries its point cards first; any other seat tries the cheapest card that takes the
+trick, then its cheapest losers.
 """
 
 from __future__ import annotations
@@ -121,6 +122,13 @@ def _last_trick(hands: list[int], queue: tuple[int, ...]) -> int:
             best_strength, winner = strength, seat
         points += _SLOT_POINTS[slot]
     return 0 if winner & 1 else points
+
+
+def _order_against(slot: int, best_strength: int) -> tuple[bool, int, int]:
+    """Where a card comes in the order of a seat whose opponents hold the trick: the
+    cheapest card that takes it first, then the cheapest losers, point cards last."""
+    loses = _STRENGTH_OF_SLOT[slot] < best_strength
+    return loses, _SLOT_POINTS[slot] if loses else 0, slot
 
 
 class _Search:
@@ -253,8 +261,10 @@ class _Search:
             previous = slot
         if hand & _FLOATING_BIT:
             moves.append(FLOATING)
-        if best_seat >= 0 and TEAM_OF[best_seat] == TEAM_OF[seat]:
-            moves.sort(key=lambda slot: -_SLOT_POINTS[slot])
+        if best_seat < 0:
+            moves.reverse()  # lead from the top
+        elif TEAM_OF[best_seat] == TEAM_OF[seat]:
+            moves.sort(key=lambda slot: (-_SLOT_POINTS[slot], slot))
         else:
-            moves.sort(key=lambda slot: (_STRENGTH_OF_SLOT[slot] < best_strength, slot))
+            moves.sort(key=lambda slot: _order_against(slot, best_strength))
         return moves
