@@ -22,7 +22,7 @@ from pitch_sdk.analysis.samples import first_lead
 from pitch_sdk.rules import GameState
 
 POSITIONS = int(os.environ.get("PITCH_ANALYSIS_POSITIONS", "10000"))
-LATE_CARDS = 11
+LATE_CARDS = 12
 
 
 def late_positions(rng: random.Random) -> Iterator[GameState]:
