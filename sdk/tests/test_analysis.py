@@ -18,8 +18,13 @@ import pytest
 
 from pitch_sdk.actions import Decision
 from pitch_sdk.analysis import exhaustive_solve, solve
+from pitch_sdk.analysis.costs import play_costs
 from pitch_sdk.analysis.samples import first_lead
+from pitch_sdk.bots import GreedyBot
+from pitch_sdk.options import RuleOptions
 from pitch_sdk.rules import GameState
+from pitch_sdk.selfplay import play_game
+from pitch_sdk.walk import Step, walk
 
 POSITIONS = int(os.environ.get("PITCH_ANALYSIS_POSITIONS", "10000"))
 LATE_CARDS = 12
@@ -55,3 +60,14 @@ def test_a_hand_not_in_its_play_is_refused_with_the_reason() -> None:
         solve(state)
     with pytest.raises(ValueError, match="no card is to be played"):
         exhaustive_solve(state)
+
+
+def test_a_cards_cost_is_what_its_team_loses_against_the_positions_value() -> None:
+    game = play_game([GreedyBot() for _ in range(4)], seed=5, options=RuleOptions(hand_cap=3))
+    steps = {(step.hand, step.index): step for step in walk(game) if isinstance(step, Step)}
+    costs = list(play_costs(game))
+    assert costs
+    for cost in costs:
+        before = steps[cost.hand, cost.index].before
+        assert cost.value + cost.cost == solve(before).taken[cost.seat % 2]
+        assert (cost.cost == 0) == (cost.played in cost.best)
