@@ -46,7 +46,10 @@ def solve(state: GameState) -> HandOutcome:
     position = slot_position(state)
     search = _Search()
     best_strength, best_seat = position.best
-    low, high = 0, position.trick_points + sum(map(slot_points, position.hands))
+    if best_seat < 0:  # at a trick's start: what each team surely takes bounds the value
+        low, high = _bounds(list(position.hands))
+    else:
+        low, high = 0, position.trick_points + sum(map(slot_points, position.hands))
     guess = (low + high) // 2
     while low < high:  # MTD(f): null-window probes, each bounding the value from one side
         beta = guess + 1 if guess == low else guess
