@@ -75,6 +75,11 @@ COMMANDS: dict[str, CommandEntry] = {
         "replay",
         "Show a recorded game hand by hand: deal, bids, discards, stock, tricks, scores.",
     ),
+    "analyze": CommandEntry(
+        "analyze",
+        "analyze",
+        "Show each card played with its double-dummy cost: its team's points lost to the best.",
+    ),
     "rerun": CommandEntry(
         "rerun",
         "rerun",

@@ -1,0 +1,85 @@
+"""What each card played in a recorded game cost its team, double-dummy.
+
+For every play decision of the record, every legal card is solved with all cards seen
+(``solve``); the card played is compared with the best of them. The cost is in the
+player's team's points for the whole hand: 0 for a best card, and a forced card is
+always best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..actions import Action
+from ..cards import TEAM_OF, Seat, card_name
+from ..progress import PLAYING
+from ..rules import GameState
+from ..walk import Step, walk
+from .solver import solve
+
+
+@dataclass(frozen=True)
+class PlayCost:
+    """One card played, and how far from the best it was.
+
+    Attributes:
+        hand: the hand's number, from 1.
+        index: the decision's 0-based position in the hand's record.
+        seat: the seat that played.
+        played: the card played.
+        best: the cards that would have done best (the played one among them when free).
+        value: the points the player's team takes in the hand after the card played.
+        cost: the points the team lost against the best card.
+    """
+
+    hand: int
+    index: int
+    seat: Seat
+    played: str
+    best: tuple[str, ...]
+    value: int
+    cost: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values."""
+        return {**self.__dict__, "best": list(self.best)}
+
+
+def play_costs(record: dict[str, Any], hand: int | None = None) -> Iterator[PlayCost]:
+    """The cost of each card played in ``record`` (only in ``hand`` when one is given).
+
+    The record must replay cleanly (``pitch_sdk.record.replay`` says whether it does).
+    """
+    for event in walk(record):
+        if not isinstance(event, Step) or event.before.phase is not PLAYING:
+            continue
+        if hand is None or event.hand == hand:
+            yield _cost(event)
+
+
+def _cost(step: Step) -> PlayCost:
+    """Solve every legal card of the step and compare the one played."""
+    team = TEAM_OF[step.seat]
+    values: dict[Action, int] = {}
+    for action in step.before.legal_actions():
+        state = step.before.copy()
+        state.advance(action)
+        values[action] = _team_points(state, team)
+    top = max(values.values())
+    value = values[step.action]
+    best = tuple(_name(action) for action, points in values.items() if points == top)
+    return PlayCost(step.hand, step.index, step.seat, _name(step.action), best, value, top - value)
+
+
+def _team_points(state: GameState, team: int) -> int:
+    """The team's points in the hand from ``state``: solved, or scored if the hand is over."""
+    if state.phase is PLAYING:
+        return solve(state).taken[team]
+    return state.hand_results[-1].points[team]
+
+
+def _name(action: Action) -> str:
+    """A play's card name."""
+    return card_name(action.card)  # type: ignore[union-attr]  # a step in the play

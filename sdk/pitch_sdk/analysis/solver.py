@@ -1,0 +1,273 @@
+"""The double-dummy solver: alpha-beta over strength slots, a transposition table at the
+start of each trick, and equivalent cards played once.
+
+**Equivalent cards.** Two trumps of one seat are interchangeable when no other unplayed
+trump (in any hand, a floating joker counting as both joker slots) and not the best card
+of the trick in progress ranks between them, and they carry the same points for the
+trick's winner. Swapping them anywhere in a line of play changes no comparison the rules
+make (the two are never compared with each other: one seat plays one card a trick) and
+no point, so the seat plays only the lowest of each such run. The deuce counts 0 here
+(its point is fixed, see ``position.py``), so it merges with the fours above it.
+
+**Transposition table.** At the start of a trick the value depends only on the hands
+and the leader (what was taken before is added outside), so the table keys on those and
+keeps a lower and an upper bound from each fail-soft search.
+
+**Move order.** A leader tries its highest cards first; a seat whose partner holds the
+trick tries its point cards first; any other seat tries the cheapest card that takes the
+trick, then its cheapest losers.
+"""
+
+from __future__ import annotations
+
+from ..cards import SEATS, TEAM_OF, seats_from
+from ..rules import GameState
+from .outcome import HandOutcome, outcome_of, require_play
+from .position import FLOATING, HIGH_JOKER, LOW_JOKER, slot_points, slot_position
+
+_FLOATING_BIT = 1 << FLOATING
+_BOTH_JOKER_SLOTS = (1 << HIGH_JOKER) | (1 << LOW_JOKER)
+_FIXED_SLOTS = _FLOATING_BIT - 1
+_SLOT_POINTS = tuple(slot_points(1 << slot) for slot in range(FLOATING + 1))
+_STRENGTH_OF_SLOT = tuple(HIGH_JOKER if slot == FLOATING else slot for slot in range(FLOATING + 1))
+_PLAYERS_FROM = tuple(seats_from(seat) for seat in SEATS)
+
+
+def solve(state: GameState) -> HandOutcome:
+    """The double-dummy outcome of the hand from ``state``: each team's points with every
+    card seen and every seat playing its best for its team.
+
+    ``nodes`` counts the positions where a seat chose a card.
+
+    Raises:
+        ValueError: ``state`` is not in the play of a hand.
+    """
+    require_play(state)
+    position = slot_position(state)
+    search = _Search()
+    best_strength, best_seat = position.best
+    if best_seat < 0:  # at a trick's start: what each team surely takes bounds the value
+        low, high = _bounds(list(position.hands))
+    else:
+        low, high = 0, position.trick_points + sum(map(slot_points, position.hands))
+    guess = (low + high) // 2
+    while low < high:  # MTD(f): null-window probes, each bounding the value from one side
+        beta = guess + 1 if guess == low else guess
+        guess = search.play(
+            list(position.hands), position.queue, 0, best_strength, best_seat,
+            position.trick_points, beta - 1, beta,
+        )  # fmt: skip
+        if guess < beta:
+            high = guess
+        else:
+            low = guess
+    value = low
+    return outcome_of(state, value + position.constant_team0, search.nodes)
+
+
+_RANKINGS: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
+"""Memo of ``_ranking``: a search meets the same few sets of unplayed cards again and again."""
+
+
+def _ranking(unplayed: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The slots of ``unplayed`` lowest first, their points, and, while the jokers float,
+    which of the cards rank above them."""
+    slots = tuple(slot for slot in range(FLOATING + 1) if unplayed >> slot & 1)
+    above_jokers = (unplayed & _FIXED_SLOTS) >> 12 if unplayed & _FLOATING_BIT else -1
+    ranking = (slots, tuple(_SLOT_POINTS[slot] for slot in slots), above_jokers)
+    _RANKINGS[unplayed] = ranking
+    return ranking
+
+
+def _canonical(hands: list[int], leader: int) -> tuple[tuple, tuple[int, ...]]:
+    """A trick start's key with the played cards squeezed out (only the order of the
+    unplayed cards and their points matter, so positions that differ only in which
+    cards already fell share one entry), and the slot of each rank."""
+    unplayed = hands[0] | hands[1] | hands[2] | hands[3]
+    slots, points, above_jokers = _RANKINGS.get(unplayed) or _ranking(unplayed)
+    ranks = [0, 0, 0, 0]
+    for rank, slot in enumerate(slots):
+        bit = 1 << slot
+        for seat in SEATS:
+            if hands[seat] & bit:  # (both floating jokers share a slot)
+                ranks[seat] |= 1 << rank
+    return (*ranks, leader, points, above_jokers), slots
+
+
+def _bounds(hands: list[int]) -> tuple[int, int]:
+    """Bounds on team 0's points from a trick start: each team surely takes the points of
+    its cards that rank above every card of the other team (no trick they fall in can go
+    to the other team), a floating joker counted low in its own hand and high in others'."""
+    team0, team1 = hands[0] | hands[2], hands[1] | hands[3]
+    sure = []
+    for ours, theirs in ((hands[0::2], team1), (hands[1::2], team0)):
+        top = HIGH_JOKER if theirs & _FLOATING_BIT else 0
+        top = max(top, (theirs & _FIXED_SLOTS).bit_length() - 1)
+        above = ~((2 << top) - 1) & _FIXED_SLOTS
+        if top < LOW_JOKER:
+            above |= _FLOATING_BIT
+        sure.append(slot_points(ours[0] & above) + slot_points(ours[1] & above))
+    total = sum(map(slot_points, hands))
+    return sure[0], total - sure[1]
+
+
+def _last_trick(hands: list[int], queue: tuple[int, ...]) -> int:
+    """Team 0's points from a trick in which every seat holds at most one card."""
+    best_strength = winner = -1
+    points = jokers = 0
+    for seat in queue:
+        slot = hands[seat].bit_length() - 1
+        strength = _STRENGTH_OF_SLOT[slot]
+        if slot == FLOATING:  # the first joker played is high, the second low
+            strength -= jokers
+            jokers += 1
+        if strength > best_strength:
+            best_strength, winner = strength, seat
+        points += _SLOT_POINTS[slot]
+    return 0 if winner & 1 else points
+
+
+def _order_against(slot: int, best_strength: int) -> tuple[bool, int, int]:
+    """Where a card comes in the order of a seat whose opponents hold the trick: the
+    cheapest card that takes it first, then the cheapest losers, point cards last."""
+    loses = _STRENGTH_OF_SLOT[slot] < best_strength
+    return loses, _SLOT_POINTS[slot] if loses else 0, slot
+
+
+class _Search:
+    """One solve: the transposition table and the node count."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple, tuple[int, int, int]] = {}
+        """Per trick start: a lower and an upper bound, and the rank of the best lead."""
+        self.nodes = 0
+        self.chosen = -1
+        """The card the last ``play`` found best (read by ``lead`` for the table)."""
+
+    def lead(self, hands: list[int], leader: int, alpha: int, beta: int) -> int:
+        """Team 0's points from a trick's start, within the table's bounds."""
+        queue = tuple([seat for seat in _PLAYERS_FROM[leader] if hands[seat]])
+        if not any(hands[seat] & (hands[seat] - 1) for seat in queue):
+            return _last_trick(hands, queue)
+        key, slots = _canonical(hands, leader)
+        low, high, best_rank = self.table.get(key) or (*_bounds(hands), -1)
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
+        alpha, beta = max(alpha, low), min(beta, high)
+        first = slots[best_rank] if best_rank >= 0 else -1
+        value = self.play(hands, queue, 0, -1, -1, 0, alpha, beta, first)
+        if value <= alpha:
+            high = value
+        elif value >= beta:
+            low = value
+        else:
+            low = high = value
+        self.table[key] = (low, high, slots.index(self.chosen))
+        return value
+
+    def play(
+        self, hands: list[int], queue: tuple[int, ...], turn: int, best_strength: int,
+        best_seat: int, points: int, alpha: int, beta: int, first: int = -1,
+    ) -> int:  # fmt: skip
+        """Team 0's points from the ``turn``-th card of a trick, by fail-soft alpha-beta;
+        ``first`` is a card to try before the others (the table's best lead)."""
+        self.nodes += 1
+        seat = queue[turn]
+        maximizing = not TEAM_OF[seat]
+        last = turn + 1 == len(queue)
+        best = -1 if maximizing else 14
+        chosen = -1
+        moves = self._moves(hands, seat, best_strength, best_seat)
+        if first in moves:
+            moves.remove(first)
+            moves.insert(0, first)
+        for slot in moves:
+            bit = 1 << slot
+            settled = 0
+            if slot == FLOATING:  # the first joker played is high, the other now low
+                for other in SEATS:
+                    if other != seat and hands[other] & _FLOATING_BIT:
+                        settled = other
+                        hands[other] ^= _FLOATING_BIT | 1 << LOW_JOKER
+                        break
+            hands[seat] ^= bit
+            strength = _STRENGTH_OF_SLOT[slot]
+            if strength > best_strength:
+                new_strength, new_seat = strength, seat
+            else:
+                new_strength, new_seat = best_strength, best_seat
+            gained = points + _SLOT_POINTS[slot]
+            if last:
+                value = self._after_trick(hands, new_seat, gained, alpha, beta)
+            else:
+                value = self.play(
+                    hands, queue, turn + 1, new_strength, new_seat, gained, alpha, beta
+                )
+            hands[seat] ^= bit
+            if slot == FLOATING:
+                hands[settled] ^= _FLOATING_BIT | 1 << LOW_JOKER
+            if maximizing:
+                if value > best:
+                    best, chosen = value, slot
+                    if best > alpha:
+                        alpha = best
+                        if alpha >= beta:
+                            break
+            elif value < best:
+                best, chosen = value, slot
+                if best < beta:
+                    beta = best
+                    if alpha >= beta:
+                        break
+        self.chosen = chosen
+        return best
+
+    def _after_trick(
+        self, hands: list[int], winner: int, points: int, alpha: int, beta: int
+    ) -> int:
+        """Score a finished trick, then end the hand or lead the next trick."""
+        gained = 0 if winner & 1 else points
+        if not hands[1] | hands[3]:  # a team out of trumps: the other scores what it holds
+            return gained + slot_points(hands[0]) + slot_points(hands[2])
+        if not hands[0] | hands[2]:
+            return gained
+        leader = winner if hands[winner] else winner ^ 2
+        return gained + self.lead(hands, leader, alpha - gained, beta - gained)
+
+    @staticmethod
+    def _moves(hands: list[int], seat: int, best_strength: int, best_seat: int) -> list[int]:
+        """The seat's cards with one of each run of equivalents, the likeliest best first."""
+        hand = hands[seat]
+        others = 0
+        for other in SEATS:
+            if other != seat:
+                others |= hands[other]
+        if others & _FLOATING_BIT:
+            others |= _BOTH_JOKER_SLOTS
+        if best_strength >= 0:
+            others |= 1 << best_strength
+        moves = []
+        previous = -1
+        fixed = hand & _FIXED_SLOTS
+        while fixed:
+            low = fixed & -fixed
+            slot = low.bit_length() - 1
+            fixed ^= low
+            if not (
+                previous >= 0
+                and _SLOT_POINTS[previous] == _SLOT_POINTS[slot]
+                and not others & (low - (2 << previous))
+            ):
+                moves.append(slot)
+            previous = slot
+        if hand & _FLOATING_BIT:
+            moves.append(FLOATING)
+        if best_seat < 0:
+            moves.reverse()  # lead from the top
+        elif TEAM_OF[best_seat] == TEAM_OF[seat]:
+            moves.sort(key=lambda slot: (-_SLOT_POINTS[slot], slot))
+        else:
+            moves.sort(key=lambda slot: _order_against(slot, best_strength))
+        return moves
