@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -120,7 +120,7 @@ def _analyze_match(folder: Path, hand: int | None, games: int, as_json: bool) ->
         console.print(_costliest_table(ranked))
 
 
-def _replayable(paths: list[Path]) -> Iterator[tuple[str, dict]]:
+def _replayable(paths: list[Path]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Each record that replays, named by its game, with a progress line on stderr; one
     that does not is skipped with a note."""
     for number, path in enumerate(paths, start=1):
