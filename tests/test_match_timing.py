@@ -30,7 +30,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("timing")]
 
 
 def _signalled(tmp_path: Path, *options: object) -> Channel:
-    """Partners signalling ``SLOW_MS`` (loud enough to carry over a loaded machine's jitter) against random opponents: 8 games of 4 hands."""
+    """Partners signalling ``SLOW_MS`` (loud enough to carry over a loaded machine's
+    jitter) against random opponents: 8 games of 4 hands."""
     bot, out = timing_bot(tmp_path / "bots", SLOW_MS), tmp_path / "m"
     args = ["match", bot, RANDOM, "--games", "8", "--seed", "3", "--rule", "hand_cap=4",
             "--sandbox", "off", "--concurrency", "2", "--out", out, *options]  # fmt: skip
