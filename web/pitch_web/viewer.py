@@ -24,6 +24,7 @@ from pitch_sdk.record import match_folder
 from .app import render
 from .botlogs import game_log_lines
 from .game_links import game_links
+from .hand_summary import hand_rows
 from .source import LadderSource, Source
 from .standalone import script_json
 from .timeline import timeline
@@ -120,6 +121,8 @@ def view_game(request: Request, key: str) -> HTMLResponse:
         timeline_json=script_json(data),
         own_logs=isinstance(source, LadderSource),
         links=game_links(source, key),
+        hands=hand_rows(data["steps"]),
+        players=data["header"]["players"],
     )
 
 
