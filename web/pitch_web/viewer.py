@@ -25,6 +25,7 @@ from .app import render
 from .botlogs import game_log_lines
 from .game_links import game_links
 from .hand_summary import hand_rows
+from .score_chart import score_chart
 from .source import LadderSource, Source
 from .standalone import script_json
 from .timeline import timeline
@@ -114,6 +115,7 @@ def view_game(request: Request, key: str) -> HTMLResponse:
     """A game's viewer page, with its timeline inline."""
     data = cached_timeline(request, key)
     source = request.app.state.source
+    hands = hand_rows(data["steps"])
     return render(
         request,
         "viewer.html",
@@ -121,7 +123,8 @@ def view_game(request: Request, key: str) -> HTMLResponse:
         timeline_json=script_json(data),
         own_logs=isinstance(source, LadderSource),
         links=game_links(source, key),
-        hands=hand_rows(data["steps"]),
+        hands=hands,
+        chart=score_chart(hands),
         players=data["header"]["players"],
     )
 

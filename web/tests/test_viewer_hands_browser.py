@@ -3,6 +3,7 @@ chart under the viewer (docs/viewer.md). Screenshots go to the artifacts folder.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +70,44 @@ def test_the_hand_table_lists_each_hand_as_scored_and_a_click_goes_to_its_deal(
     screenshot("hand-table")
 
 
-def test_the_hand_table_stays_hidden_in_the_spoiler_free_mode_until_the_end(page, served):
+def test_the_hand_table_and_score_chart_stay_hidden_in_the_spoiler_free_mode_until_the_end(
+    page, served
+):
     open_game(page, f"{served.url}/view/game.json#step=0&result=hidden", None)
-    assert not page.get_by_test_id("hand-table").is_visible()
+    for section in ("hand-table", "score-chart"):
+        assert not page.get_by_test_id(section).is_visible()
     page.keyboard.press("End")
-    assert page.get_by_test_id("hand-table").is_visible()
+    for section in ("hand-table", "score-chart"):
+        assert page.get_by_test_id(section).is_visible()
+
+
+@VIEWPORTS
+def test_the_score_chart_draws_both_teams_scores_and_marks_each_bid_made_or_set(
+    page, served, record, screenshot, viewport
+):
+    steps = timeline(record)["steps"]
+    deals = [index for index, step in enumerate(steps) if step["k"] == "deal"]
+    scored = [step["scored"] for step in steps if "scored" in step]
+    open_game(page, f"{served.url}/view/game.json", viewport)
+    chart = page.get_by_test_id("score-chart")
+    chart.scroll_into_view_if_needed()
+    for team in (0, 1):
+        points = page.get_by_test_id(f"score-line-{team}").get_attribute("points").split()
+        assert len(points) == len(scored) + 1  # the start and each hand
+    heights = page.evaluate(
+        """() => [0, 1].map((team) => document.querySelector(`[data-testid=score-line-${team}]`)
+            .getAttribute("points").split(" ").map((p) => Number(p.split(",")[1])))"""
+    )
+    for team in (0, 1):  # a higher score is drawn higher up
+        scores = [0] + [hand["scores"][team] for hand in scored]
+        for (a, ya), (b, yb) in pairwise(zip(scores, heights[team], strict=True)):
+            assert (b > a) == (yb < ya) and (b == a) == (yb == ya)
+    marks = page.get_by_test_id("bid-mark")
+    assert marks.count() == len(scored)
+    made = marks.evaluate_all("ms => ms.map((m) => m.dataset.made === 'true')")
+    assert made == [hand["made"] for hand in scored] and True in made and False in made
+    box = chart.bounding_box()
+    assert box["width"] <= page.viewport_size["width"] and box["height"] > 80
+    screenshot("score-chart")
+    marks.nth(3).click()
+    page.wait_for_function(f"window.pitchViewer.position === {deals[3]}")
