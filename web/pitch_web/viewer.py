@@ -24,6 +24,8 @@ from pitch_sdk.record import match_folder
 from .app import render
 from .botlogs import game_log_lines
 from .game_links import game_links
+from .hand_summary import hand_rows
+from .score_chart import score_chart
 from .source import LadderSource, Source
 from .standalone import script_json
 from .timeline import timeline
@@ -113,6 +115,7 @@ def view_game(request: Request, key: str) -> HTMLResponse:
     """A game's viewer page, with its timeline inline."""
     data = cached_timeline(request, key)
     source = request.app.state.source
+    hands = hand_rows(data["steps"])
     return render(
         request,
         "viewer.html",
@@ -120,6 +123,9 @@ def view_game(request: Request, key: str) -> HTMLResponse:
         timeline_json=script_json(data),
         own_logs=isinstance(source, LadderSource),
         links=game_links(source, key),
+        hands=hands,
+        chart=score_chart(hands),
+        players=data["header"]["players"],
     )
 
 

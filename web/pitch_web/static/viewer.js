@@ -546,6 +546,8 @@
       const parts = [el("strong", {}, header.game ? `game ${header.game}` : "game"), " ", teams[0], " vs ", teams[1]];
       const result = header.result;
       const atEnd = this.finished && this.position >= this.steps.length - 1;
+      // the study sections under the viewer (hand table, score chart) tell the result too
+      document.body.classList.toggle("pv-result-hidden", this.hideResult && !atEnd);
       if (this.hideResult && !atEnd) {
         parts.push(el("span", { class: "pv-result hidden", "data-testid": "result" }, " \u00b7 result hidden until the last step"));
       } else if (result) {
