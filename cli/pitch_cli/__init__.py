@@ -78,7 +78,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "analyze": CommandEntry(
         "analyze",
         "analyze",
-        "Show each card played with its double-dummy cost: its team's points lost to the best.",
+        "Show each hand's par and each card played with its double-dummy cost.",
     ),
     "rerun": CommandEntry(
         "rerun",
