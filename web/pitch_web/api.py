@@ -24,7 +24,7 @@ from .models import (
     RatingPointOut,
     StandingOut,
 )
-from .params import Before, Limit, Offset, ladder_number
+from .params import Before, BotName, Limit, MatchKey, Offset, VersionOf, ladder_number
 from .source import BadQuery, FolderSource, LadderSource, NotFound
 
 router = APIRouter(prefix="/api", tags=["data"])
@@ -80,8 +80,8 @@ def bot_ratings(request: Request, name: str) -> list[RatingPointOut]:
 @router.get("/matches", response_model=MatchesPage)
 def matches(
     request: Request,
-    bot: str | None = None,
-    version: Annotated[str | None, Query(description="Of `bot`: version or hash start.")] = None,
+    bot: BotName = None,
+    version: VersionOf = None,
     status: Annotated[str | None, Query(pattern="^(pending|finished|cancelled)$")] = None,
     limit: Limit = PAGE,
     offset: Offset = 0,
@@ -120,11 +120,11 @@ def match(request: Request, key: str) -> MatchOut:
 @router.get("/games", response_model=GamesPage)
 def games(
     request: Request,
-    bot: str | None = None,
-    version: Annotated[str | None, Query(description="Of `bot`: version or hash start.")] = None,
+    bot: BotName = None,
+    version: VersionOf = None,
     result: Result = None,
     fault: Annotated[bool | None, Query(description="Games with (or without) a fault.")] = None,
-    match: Annotated[str | None, Query(description="A match id, or a match folder.")] = None,
+    match: MatchKey = None,
     limit: Limit = PAGE,
     offset: Offset = 0,
     before: Before = None,

@@ -37,6 +37,20 @@ Before = Annotated[
     ),
 ]
 After = Annotated[int, Query(ge=0, le=INT64_MAX, description="Steps already shown.")]
+BotName = Annotated[
+    str | None,
+    Query(pattern=r"^[^\x00]*$", max_length=255, description="A bot's name (no NUL character)."),
+]
+"""A name the database is asked about: PostgreSQL refuses a NUL in text (a DataError, a
+500 before), so it is the application's 422."""
+VersionOf = Annotated[
+    str | None,
+    Query(pattern=r"^[^\x00]*$", max_length=255, description="Of `bot`: version or hash start."),
+]
+MatchKey = Annotated[
+    str | None,
+    Query(pattern=r"^[^\x00]*$", max_length=1024, description="A match id, or a match folder."),
+]
 GameNumber = Annotated[int, Path(ge=1, le=INT64_MAX, description="A ladder game's number.")]
 SubmissionNumber = Annotated[
     int, Path(ge=1, le=ID_MAX, description="A submission's number (its verdict's id).")

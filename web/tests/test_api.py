@@ -214,6 +214,14 @@ def test_bad_parameters_are_a_422_that_says_which(ladder_client):
     assert "status" in refused(ladder_client, "/api/matches?status=lost", 422)
 
 
+@pytest.mark.parametrize(
+    "url", ["/api/matches?bot=be%00ta", "/api/games?bot=beta&version=1%00", "/api/games?match=1%00"]
+)
+def test_a_nul_character_in_a_text_parameter_is_a_422_not_the_databases_error(ladder_client, url):
+    # PostgreSQL refuses a NUL in text: it was a DataError and a 500 (found by the fuzzer)
+    assert refused(ladder_client, url, 422)
+
+
 def test_a_games_record_is_served_whole(ladder_client):
     record = ok(ladder_client, "/api/games/1")
     assert record["format"] == "pitch-game-record"
