@@ -33,7 +33,9 @@ from pitch_sdk.wire import PROTOCOL_VERSION
 
 from .conftest import QUICK_TIME, Run, play_games, write_bot
 
-pytestmark = pytest.mark.slow
+# One worker runs them all: a test's check that no hostile process outlives its match
+# looks at the whole machine, where another worker's hostile bot would be seen.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sandbox")]
 
 HOSTILE = Path(__file__).with_name("hostile_bot.py")
 HOSTILE_SEAT = 1
