@@ -62,7 +62,7 @@ def test_the_hand_table_lists_each_hand_as_scored_and_a_click_goes_to_its_deal(
     row.scroll_into_view_if_needed()
     box = row.get_by_test_id("hand-result").bounding_box()  # a cell away from the link
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_function(f"window.pitchViewer.position === {deals[2]}")
+    page.wait_for_function(f"() => window.pitchViewer.position === {deals[2]}")
     assert f"#step={deals[2]}&" in page.url
     assert page.get_by_test_id("hand-menu").input_value() == "3"
     score = page.locator("[data-testid=hand-table] th").last.bounding_box()
@@ -110,4 +110,4 @@ def test_the_score_chart_draws_both_teams_scores_and_marks_each_bid_made_or_set(
     assert box["width"] <= page.viewport_size["width"] and box["height"] > 80
     screenshot("score-chart")
     marks.nth(3).click()
-    page.wait_for_function(f"window.pitchViewer.position === {deals[3]}")
+    page.wait_for_function(f"() => window.pitchViewer.position === {deals[3]}")
