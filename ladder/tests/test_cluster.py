@@ -3,17 +3,29 @@ worker killed with -9 mid-run losing and duplicating nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, cli, cli_refusal, comparable_ladder, ladder_outcome
+from ladder_testkit import (
+    GREEDY,
+    RANDOM,
+    cli,
+    cli_error,
+    cli_refusal,
+    comparable_ladder,
+    ladder_outcome,
+)
 
 from pitch_cli.cluster import ladder_executor
 from pitch_ladder.ladder import Ladder
@@ -24,7 +36,7 @@ from pitch_sdk.record import load_record
 
 distributed = pytest.importorskip("distributed")
 
-from pitch_ladder.cluster import ClusterError, ClusterWorkers, connect, tasks  # noqa: E402
+from pitch_ladder.cluster import ClusterError, ClusterWorkers, connect, owner, tasks  # noqa: E402
 from pitch_ladder.cluster.bots import CACHE  # noqa: E402
 from pitch_ladder.cluster.local import local_cluster  # noqa: E402
 
@@ -137,6 +149,63 @@ def test_an_unreachable_scheduler_is_one_line_naming_it() -> None:
         ClusterError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9 "
     ):
         connect("tcp://127.0.0.1:9", timeout_s=0.5)
+
+
+@pytest.mark.parametrize("address", ["local", "127.0.0.1:8786", "tcp://127.0.0.1", "http://x:1"])
+def test_a_mistyped_scheduler_address_is_refused_before_any_connection(address: str) -> None:
+    with pytest.raises(ClusterError, match="is not a Dask scheduler address: give tcp://HOST"):
+        connect(address)
+
+
+@contextmanager
+def _listener(answer: bytes | None) -> Iterator[str]:
+    """A TCP server that is not Dask: it sends ``answer`` to each connection, or nothing."""
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = server.accept()
+                accepted.append(connection)
+                if answer is not None:
+                    connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        for connection in accepted:
+            connection.close()
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        (b"HTTP/1.1 400 Bad Request\r\n\r\n" * 4, "it does not answer as a Dask scheduler"),
+        (None, "no answer"),
+    ],
+    ids=["another-server", "silent"],
+)
+def test_a_listener_that_is_not_a_scheduler_is_one_line_without_the_clients_retries(
+    answer: bytes | None, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(owner, "PROBE_S", 0.5)
+    with _listener(answer) as address, pytest.raises(ClusterError) as refused:
+        connect(address)
+    assert str(refused.value) == (
+        f"cannot reach the Dask scheduler at {address} ({reason}); start one with "
+        "`pitch cluster local` or `dask scheduler`"
+    )
+
+
+def test_pitch_match_on_a_mistyped_cluster_says_one_line_and_no_client_traceback() -> None:
+    stderr = cli_error("match", GREEDY, RANDOM, "--games", "2", "--cluster", "local")
+    assert stderr.strip().splitlines() == [
+        "error: 'local' is not a Dask scheduler address: give tcp://HOST:PORT (8786 by "
+        "default); `pitch cluster local` starts a scheduler and prints its address"
+    ]
 
 
 @pytest.mark.slow

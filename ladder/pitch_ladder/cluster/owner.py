@@ -20,6 +20,8 @@ Imports Dask: only cluster code imports this module.
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import threading
 import uuid
 from collections import Counter
@@ -29,7 +31,9 @@ from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Any
 
-from distributed import Client, KilledWorker, as_completed
+from distributed import Client, KilledWorker, Security, as_completed
+from distributed.comm import connect as comm_connect
+from distributed.comm.addressing import parse_host_port
 
 from pitch_referee.live import JournalPublisher
 from pitch_referee.match import GameOutcome, GameSpec, Job, MatchFolder, WorkerError
@@ -44,20 +48,76 @@ class ClusterError(LadderError):
     """The cluster cannot be used: its scheduler unreachable, or no workers."""
 
 
+PROBE_S = 3.0
+"""How long a scheduler may take to accept a connection and answer Dask's handshake: a
+refused port or an unknown host fails at once, a silent peer after this, rather than
+after the client's own retries."""
+
+
 def connect(address: str, timeout_s: float = 10.0) -> Client:
     """A client of the Dask scheduler at ``address`` (``tcp://host:8786``).
 
+    The address is checked, and its port tried once, before the client is made: Dask's
+    client retries a refused port until its timeout, and one that fails to start prints a
+    traceback when it is collected.
+
     Raises:
-        ClusterError: nothing answers there within ``timeout_s``.
+        ClusterError: the address is not a scheduler's, or nothing answers there within
+            ``timeout_s``.
     """
+    host, port = _endpoint(address)
+    _probe(address, host, port, min(timeout_s, PROBE_S))
     try:
         return Client(address, timeout=timeout_s, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise _unreachable(address, error) from None
+
+
+def _endpoint(address: str) -> tuple[str, int]:
+    """The host and port of a ``tcp://`` or ``tls://`` scheduler address."""
+    scheme, separator, location = address.rpartition("://")
+    try:
+        host, port = parse_host_port(location)
+    except ValueError:
+        port = None
+    if not separator or scheme not in ("tcp", "tls") or port is None:
         raise ClusterError(
-            f"cannot reach the Dask scheduler at {address} ({reason}); start one with "
-            "`pitch cluster local` or `dask scheduler`"
-        ) from None
+            f"{address!r} is not a Dask scheduler address: give tcp://HOST:PORT (8786 by "
+            "default); `pitch cluster local` starts a scheduler and prints its address"
+        )
+    return host, port
+
+
+def _probe(address: str, host: str, port: int, timeout_s: float) -> None:
+    """Raises ``ClusterError`` unless a Dask scheduler answers at ``host:port`` in time.
+
+    A plain TCP connection first (a refused port or an unknown host fails at once, where
+    Dask retries), then Dask's own handshake (something else listening, or a network
+    that accepts every connection, never completes it)."""
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as error:
+        raise _unreachable(address, error) from None
+    try:
+        asyncio.run(_handshake(address, timeout_s))
+    except TimeoutError:
+        raise _unreachable(address, TimeoutError("no answer")) from None
+    except Exception:  # a peer that is not Dask can fail its reader in any way
+        raise _unreachable(address, OSError("it does not answer as a Dask scheduler")) from None
+
+
+async def _handshake(address: str, timeout_s: float) -> None:
+    arguments = Security().get_connection_args("client")
+    comm = await asyncio.wait_for(comm_connect(address, timeout_s, **arguments), timeout_s)
+    await comm.close()
+
+
+def _unreachable(address: str, error: BaseException) -> ClusterError:
+    reason = (str(error).strip().splitlines() or ["no answer"])[0]
+    return ClusterError(
+        f"cannot reach the Dask scheduler at {address} ({reason}); start one with "
+        "`pitch cluster local` or `dask scheduler`"
+    )
 
 
 def worker_count(client: Client) -> int:
