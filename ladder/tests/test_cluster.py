@@ -31,6 +31,7 @@ from pitch_cli.cluster import ladder_executor
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.pairing import PairingSettings
 from pitch_ladder.scheduler import Scheduler, SchedulerSettings
+from pitch_referee.live import JournalError, JournalReader, live_journals
 from pitch_referee.match import Entrant, MatchSettings, WorkerError, run_match
 from pitch_sdk.record import load_record
 
@@ -269,3 +270,40 @@ def test_workers_with_a_cluster_is_refused_since_the_cluster_decides(tmp_path: P
         "--ladder", tmp_path / "ladder",
     )  # fmt: skip
     assert "--workers is for the local pool" in refusal
+
+
+@pytest.mark.slow
+def test_a_cluster_games_live_journal_reaches_the_owners_match_folder_over_dask_events(
+    cluster: Any, tmp_path: Path
+) -> None:
+    """Workers send journal lines as events (no file is shared): the owner's live folder
+    holds each game's journal while it is played, as its viewer reads them, and none after."""
+    root = tmp_path / "m"
+    settings = MatchSettings(games=2, seed=5, timing_grid_ms=20, sandbox="off")
+    workers = ClusterWorkers(cluster)
+    played = threading.Thread(
+        target=run_match,
+        args=(Entrant.from_folder(GREEDY), Entrant.from_folder(RANDOM), settings, root),
+        kwargs={"workers": workers},
+    )
+    played.start()
+    seen: dict[str, int] = {}
+    while played.is_alive():
+        for journal in live_journals(root):
+            reader = JournalReader(root / "live" / f"{journal.game}.jsonl")
+            with contextlib.suppress(FileNotFoundError, JournalError):
+                reader.read()
+                seen[journal.game] = max(seen.get(journal.game, 0), len(_decisions(reader)))
+        time.sleep(0.05)
+    played.join()
+    games = {"pair-00000-a", "pair-00000-b"}
+    assert seen and set(seen) <= games
+    assert max(seen.values()) > 10  # decisions seen while the game went on
+    assert not list((root / "live").glob("*.jsonl"))  # each closed with its record
+    assert len(list((root / "games").iterdir())) == 2
+    sent = [message for _, message in cluster.get_events(workers.journals.topic)]
+    assert {message["game"] for message in sent} == games  # sent as events, not files
+
+
+def _decisions(reader: JournalReader) -> list[Any]:
+    return [d for hand in reader.record["hands"] for d in hand.get("decisions", [])]

@@ -101,38 +101,15 @@ class JournalFeed:
         self._fd: int | None = None
 
     def __call__(self, event: TableEvent) -> None:
-        fd = self._fd
         try:
-            if fd is None:
+            if self._fd is None:
                 if isinstance(event, Started):
-                    self._open(event)
-            elif type(event) is Decided:  # most lines: written without the JSON encoder
-                os.write(fd, _decision_line(event))
-            elif type(event) is Dealt:
-                os.write(fd, _deal_line(event))
+                    self._fd = open_journal(self.path)
+                    os.write(self._fd, journal_header(event, self.max_silence_s))
             else:
-                os.write(fd, _line(_entry(event)))
+                os.write(self._fd, journal_line(event))
         except OSError:
             self.close()
-
-    def _open(self, event: Started) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-        self._fd = os.open(self.path, flags, 0o644)
-        pid = os.getpid()
-        header = {
-            "event": "start",
-            "format": JOURNAL_FORMAT,
-            "version": JOURNAL_VERSION,
-            "game": event.game_id,
-            "started": round(time.time(), 3),
-            "host": HOST,
-            "pid": pid,
-            "pid_start": process_start(pid),
-            "max_silence_s": self.max_silence_s,
-            "record": dict(event.heading),
-        }
-        os.write(self._fd, _line(header))
 
     def close(self) -> None:
         if self._fd is not None:
@@ -140,6 +117,39 @@ class JournalFeed:
             self._fd = None
             with contextlib.suppress(OSError):
                 self.path.unlink(missing_ok=True)
+
+
+def open_journal(path: Path) -> int:
+    """A new journal's file, empty, for appending lines."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+
+
+def journal_header(event: Started, max_silence_s: float) -> bytes:
+    """A journal's first line: the record's heading and who writes the journal."""
+    pid = os.getpid()
+    header = {
+        "event": "start",
+        "format": JOURNAL_FORMAT,
+        "version": JOURNAL_VERSION,
+        "game": event.game_id,
+        "started": round(time.time(), 3),
+        "host": HOST,
+        "pid": pid,
+        "pid_start": process_start(pid),
+        "max_silence_s": max_silence_s,
+        "record": dict(event.heading),
+    }
+    return _line(header)
+
+
+def journal_line(event: TableEvent) -> bytes:
+    """The journal line of any event after the start."""
+    if type(event) is Decided:  # most lines: written without the JSON encoder
+        return _decision_line(event)
+    if type(event) is Dealt:
+        return _deal_line(event)
+    return _line(_entry(event))
 
 
 def _entry(event: TableEvent) -> dict[str, Any]:

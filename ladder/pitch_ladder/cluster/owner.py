@@ -27,7 +27,6 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -41,6 +40,7 @@ from pitch_sdk.record import write_record
 
 from ..errors import LadderError
 from .bots import BotShelf
+from .live import JournalReceiver
 from .tasks import PlayedPair, play_pair
 
 
@@ -145,6 +145,7 @@ class ClusterWorkers:
     def __init__(self, client: Client) -> None:
         self.client = client
         self.shelf = BotShelf(client)
+        self.journals = JournalReceiver(client)
         self.fetches: Counter[str] = Counter()
         self._lock = threading.Lock()
 
@@ -165,6 +166,8 @@ class ClusterWorkers:
             for p in (job.a_partner, job.b_partner)
         )
         run = uuid.uuid4().hex[:12]
+        assert isinstance(job.publisher, JournalPublisher)  # as resume_match makes every job
+        live = self.journals.register(job.publisher)
         futures = {
             self.client.submit(
                 play_pair,
@@ -172,7 +175,7 @@ class ClusterWorkers:
                 b,
                 job.settings,
                 job.sandboxed,
-                _journals(job),
+                live,
                 pair,
                 partners,
                 key=f"pitch-pair-{run}-{pair[0].pair}",
@@ -190,6 +193,7 @@ class ClusterWorkers:
                 yield from played.outcomes
         finally:
             self.client.cancel([future for future in futures if not future.done()])
+            self.journals.unregister(live)
 
     @staticmethod
     def _result(future: Any, pair: int, root: Path) -> PlayedPair:
@@ -207,14 +211,6 @@ class ClusterWorkers:
                 f"pair {pair} failed on the cluster ({type(error).__name__}: {text}); "
                 f"the finished games are kept in {root}"
             ) from None
-
-
-def _journals(job: Job) -> JournalPublisher:
-    """The match's live journals by absolute path: a worker's working folder is not the
-    owner's, so a relative one could name another folder there."""
-    publisher = job.publisher
-    assert isinstance(publisher, JournalPublisher)  # as resume_match makes every job
-    return replace(publisher, live_dir=publisher.live_dir.absolute())
 
 
 class _PairWriter:

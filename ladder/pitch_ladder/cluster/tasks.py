@@ -5,8 +5,8 @@ worker while others idle. The worker plays the pair as a local match worker woul
 same referee and ``match.play_pairs_at``, the sandbox where the owner's settings say so)
 into a scratch match folder, and returns the finished records (plain dicts), their
 outcomes and what the bots logged meanwhile; the owner writes them into the real match
-folder. The task touches nothing of the owner's but, on a machine that sees the owner's
-match folder (a local cluster, a shared file system), the live journals of its games.
+folder. The task touches nothing of the owner's: its games' live journals reach the owner
+as Dask events (``live``), wherever the worker is.
 
 Starting a referee and four bot processes costs about half a second, five games' worth,
 and a pair has eight (each seat has one for its a game and another for its b game, so
@@ -39,7 +39,6 @@ from typing import Any
 from distributed import Worker, get_worker
 
 from pitch_referee.errors import BotError
-from pitch_referee.live import JournalPublisher
 from pitch_referee.match import (
     Entrant,
     GameOutcome,
@@ -56,6 +55,7 @@ from pitch_referee.warm import WarmBots
 from pitch_sdk.record import RecordError, load_record
 
 from .bots import BotRef, fetch_bot
+from .live import NetworkJournals
 
 IDLE_S = 30.0
 """How long a worker keeps a match's referee and bots (its own and those kept warm) up
@@ -84,7 +84,7 @@ def play_pair(
     b: BotRef,
     settings: MatchSettings,
     sandboxed: bool,
-    live: JournalPublisher,
+    live: NetworkJournals,
     pair: list[GameSpec],
     partners: tuple[BotRef | None, BotRef | None] = (None, None),
 ) -> PlayedPair:
@@ -93,8 +93,8 @@ def play_pair(
     Args:
         sandboxed: the owner's resolution of ``settings.sandbox``: every game of a match
             runs its bots the same way, wherever it is played.
-        live: the owner's journals of the match: used where this machine sees the match
-            folder, else the journals go to the scratch folder (and nobody watches).
+        live: the owner's journals of the match, to which this worker sends its games'
+            journal lines over the network (``live``).
         partners: the bots partnering A and B in a team match (``None``: the bot itself).
 
     Raises:
@@ -117,11 +117,8 @@ def play_pair(
         def job() -> Job:
             scratch = Path(tempfile.mkdtemp(prefix="match-", dir=worker.local_directory))
             MatchFolder(scratch).games_dir.mkdir()
-            journals = live if live.live_dir.parent.is_dir() else JournalPublisher.for_match(
-                scratch, live.max_silence_s
-            )  # fmt: skip
             a_entrant, b_entrant = entrants[a.digest], entrants[b.digest]
-            return Job(a_entrant, b_entrant, settings, scratch, sandboxed, journals, *seated)
+            return Job(a_entrant, b_entrant, settings, scratch, sandboxed, live, *seated)
 
         outcomes, records, logs = _kept(worker).play(key, job, pair)
     except (BotError, MatchError, OSError, RecordError) as error:
