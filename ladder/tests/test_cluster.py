@@ -4,13 +4,16 @@ worker killed with -9 mid-run losing and duplicating nothing."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tarfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,7 +41,7 @@ from pitch_sdk.record import load_record
 distributed = pytest.importorskip("distributed")
 
 from pitch_ladder.cluster import ClusterError, ClusterWorkers, connect, owner, tasks  # noqa: E402
-from pitch_ladder.cluster.bots import CACHE  # noqa: E402
+from pitch_ladder.cluster.bots import CACHE, BotRef, fetch_bot  # noqa: E402
 from pitch_ladder.cluster.local import local_cluster  # noqa: E402
 
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12"]
@@ -307,3 +310,55 @@ def test_a_cluster_games_live_journal_reaches_the_owners_match_folder_over_dask_
 
 def _decisions(reader: JournalReader) -> list[Any]:
     return [d for hand in reader.record["hands"] for d in hand.get("decisions", [])]
+
+
+def _tar_gz(entries: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for info, data in entries:
+            tar.addfile(info, None if data is None else io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _file(name: str, data: bytes) -> tuple[tarfile.TarInfo, bytes]:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    return info, data
+
+
+def _link(name: str, target: str) -> tuple[tarfile.TarInfo, None]:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = tarfile.SYMTYPE, target
+    return info, None
+
+
+@pytest.mark.parametrize(
+    ("entries", "refusal"),
+    [
+        (
+            [_file("bot.toml", (GREEDY / "bot.toml").read_bytes()), _link("x", "/etc/passwd")],
+            "is refused: ",
+        ),
+        (
+            [_file("bot.toml", (GREEDY / "bot.toml").read_bytes()), _file("../up", b"x")],
+            "is refused: ",
+        ),
+        ([_file("bot.toml", (GREEDY / "bot.toml").read_bytes())], "hashes to "),
+    ],
+    ids=["link", "path-out", "not-its-hash"],
+)
+def test_a_bot_fetched_by_hash_is_unpacked_with_the_upload_checks_and_cached_only_if_sound(
+    cluster: Any, entries: list[Any], refusal: str
+) -> None:
+    digest = uuid.uuid4().hex * 2  # a content hash nothing hashes to
+    ref = BotRef("evil", digest)
+    cluster.publish_dataset(**{ref.dataset: _tar_gz(entries)})
+    try:
+        with pytest.raises(RuntimeError, match=f"the archive of evil {refusal}"):
+            cluster.submit(fetch_bot, ref, pure=False).result()
+        cached = cluster.run(
+            lambda dask_worker: (Path(dask_worker.local_directory) / CACHE / digest).exists()
+        )
+        assert not any(cached.values())
+    finally:
+        cluster.unpublish_dataset(ref.dataset)
