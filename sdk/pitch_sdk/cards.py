@@ -27,6 +27,8 @@ Team: TypeAlias = int
 CardMask: TypeAlias = int
 """A set of cards as a 54-bit integer: bit ``card`` is set for each card in the set.
 Read one with ``cards_in``, build one with ``mask_of``, count it with ``count``."""
+PerSeat: TypeAlias = tuple[int, int, int, int]
+"""One number per seat, in seat order (cards as a ``CardMask``, or counts)."""
 
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 SUITS: tuple[Suit, ...] = (CLUBS, DIAMONDS, HEARTS, SPADES)
@@ -93,7 +95,9 @@ def seats_from(first: Seat) -> tuple[Seat, Seat, Seat, Seat]:
     return _SEATS_FROM[first]
 
 
-_SEATS_FROM = tuple(tuple((first + step) & 3 for step in range(4)) for first in range(4))
+_SEATS_FROM: tuple[PerSeat, ...] = tuple(
+    (first, (first + 1) & 3, (first + 2) & 3, (first + 3) & 3) for first in range(4)
+)
 
 
 def make_card(rank: int, suit: Suit) -> Card:

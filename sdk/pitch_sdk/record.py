@@ -148,7 +148,8 @@ class GameRecorder:
         return self._record
 
     def _current_hand(self) -> dict[str, Any]:
-        return self._record["hands"][-1]
+        hand: dict[str, Any] = self._record["hands"][-1]
+        return hand
 
     def _close_hand(self) -> None:
         state, hand = self.state, self._current_hand()
@@ -303,7 +304,12 @@ _SCORED_HAND_FIELDS = {
 
 
 def _field(
-    data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, *, optional=False
+    data: dict[str, Any],
+    key: str,
+    kind: type | tuple[type, ...],
+    where: str,
+    *,
+    optional: bool = False,
 ) -> Any:
     """``data[key]``, which must be of ``kind`` (or missing or null, if ``optional``).
 
@@ -323,7 +329,7 @@ def _field(
 
 
 def _seat(data: dict[str, Any], key: str, where: str) -> Seat:
-    seat = _field(data, key, int, where)
+    seat: Seat = _field(data, key, int, where)
     if seat not in range(4):
         raise RecordError(f"{where}: {key!r} should be a seat, 0 to 3, found {seat}")
     return seat
@@ -362,7 +368,9 @@ def _expect(where: str, what: str, recorded: object, actual: object) -> None:
         raise _Discrepancy(f"{where}: recorded {what} {recorded!r}, the engine says {actual!r}")
 
 
-def _replay_hand(state: GameState, hand: dict[str, Any], index: int, seed: object) -> None:
+def _replay_hand(
+    state: GameState, hand: dict[str, Any], index: int, seed: int | str | None
+) -> None:
     where = f"hand {index}"
     if state.is_over():
         raise _Discrepancy(f"{where}: recorded, but the game was already over")
@@ -478,7 +486,7 @@ def public_logs(record: dict[str, Any], folder: Path | None = None) -> dict[str,
     A record whose logs are all relative (as the referee writes them) is returned as is.
     """
     entries = [*record.get("players", ()), *record.get("faults", ())]
-    logs = {e.get("log") for e in entries if isinstance(e, dict) and isinstance(e.get("log"), str)}
+    logs = {log for e in entries if isinstance(e, dict) and isinstance(log := e.get("log"), str)}
     absolute = {log for log in logs if PurePosixPath(log).is_absolute() or Path(log).is_absolute()}
     if not absolute:
         return record
@@ -617,6 +625,7 @@ def record_result(record: dict[str, Any]) -> RecordResult | None:
             continue
         seat, ms = player.get("seat"), player.get("cpu_ms")
         if type(seat) is int and seat in range(4) and type(ms) in (int, float):
+            assert isinstance(ms, int | float)  # for the type checker: no bool, as above
             cpu[seat] = float(ms)
     return RecordResult(
         termination=_field(result, "termination", str, "result"),

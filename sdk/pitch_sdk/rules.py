@@ -16,10 +16,10 @@ only the standard library.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import combinations
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .actions import (
     LEAVE,
@@ -52,6 +52,7 @@ from .cards import (
     TRUMPS,
     Card,
     CardMask,
+    PerSeat,
     Seat,
     Suit,
     Team,
@@ -244,7 +245,7 @@ class GameState:
         """Every finished hand, in order."""
         self.outcome: Outcome | None = None
         """How the game ended; ``None`` while it goes on."""
-        self._stack: list[tuple] = []
+        self._stack: list[tuple[object, ...]] = []
         self._clear_hand()
         self.phase = DEAL
         """Where the hand is: which kind of decision is due, a deal, or the end."""
@@ -259,13 +260,13 @@ class GameState:
         self.bid = 0
         self.bidder = -1
         self.trump = -1
-        self.discarded = (0, 0, 0, 0)
+        self.discarded: PerSeat = (0, 0, 0, 0)
         """Non-trumps each seat put face up in the centre."""
-        self.discarded_down = (0, 0, 0, 0)
+        self.discarded_down: PerSeat = (0, 0, 0, 0)
         """Trumps each seat discarded face up to get down to six."""
-        self.picked = (0, 0, 0, 0)
+        self.picked: PerSeat = (0, 0, 0, 0)
         self.centre = 0
-        self.fill = (0, 0, 0, 0)
+        self.fill: PerSeat = (0, 0, 0, 0)
         """Cards each seat received from the stock in the fill (private to the seat)."""
         self.gone = 0
         """Cards that left play face down in the look through the stock."""
@@ -375,14 +376,14 @@ class GameState:
         if self.to_move != CHANCE:
             raise IllegalActionError("no deal is due: the game is over or a seat must decide")
         try:
-            order = tuple(deck)  # type: ignore[call-overload]
+            order: tuple[object, ...] = tuple(deck) if isinstance(deck, Iterable) else ()
         except TypeError:
             order = ()
         # Check the types too: 1.0 and True compare equal to card code 1.
         if len(order) != DECK_SIZE or set(map(type, order)) != {int} or set(order) != _ALL_CODES:
             raise InvalidActionError("a deck order must hold each of the 54 card codes once")
         self._push_snapshot()
-        self._deal(order)
+        self._deal(cast(tuple[Card, ...], order))  # 54 ints, checked above
 
     def _deal(self, order: tuple[Card, ...]) -> None:
         self._clear_hand()
@@ -477,14 +478,14 @@ class GameState:
 
     if TYPE_CHECKING:
 
-        def _snapshot(self) -> tuple: ...
+        def _snapshot(self) -> tuple[object, ...]: ...
         def pop(self) -> None:
             """Undo the last ``push``, ``apply``, ``deal`` or ``forfeit``."""
 
         def copy(self) -> GameState:
             """A history-free clone: cheap, for simulation from this point."""
 
-        def key(self) -> tuple:
+        def key(self) -> tuple[object, ...]:
             """A hashable identity of the position (the options and everything but history)."""
 
     else:
@@ -573,7 +574,7 @@ class GameState:
             fill[seat] = sum(map(_BIT.__getitem__, stock[:need]))
             self.hands[seat] |= fill[seat]
             stock = stock[need:]
-        self.fill = tuple(fill)
+        self.fill = (fill[0], fill[1], fill[2], fill[3])
         self.stock = ()
         if stock:
             self.phase, self.to_move = LOOKING, self.bidder
@@ -752,8 +753,10 @@ def _malformed(action: object) -> str | None:
 
 
 def _is_code(value: object, limit: int) -> bool:
-    return type(value) is int and 0 <= value < limit  # type: ignore[operator]
+    return type(value) is int and 0 <= value < limit
 
 
-def _with_added(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
-    return (*values[:index], values[index] | value, *values[index + 1 :])
+def _with_added(values: PerSeat, index: int, value: int) -> PerSeat:
+    added = list(values)
+    added[index] |= value
+    return (added[0], added[1], added[2], added[3])

@@ -78,7 +78,8 @@ async def _connect_and_play(bot: Bot, address: str, token: str, connect_timeout:
                 "no referee answered at %s within %g s: check --address", address, connect_timeout
             )
             return 2
-        call = pitch_pb2_grpc.RefereeStub(channel).Play()
+        stub = pitch_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]  # generated, untyped
+        call: Stream = stub.Play()
         try:
             return await _play(bot, call, token)
         except grpc.aio.AioRpcError as error:
@@ -88,14 +89,18 @@ async def _connect_and_play(bot: Bot, address: str, token: str, connect_timeout:
             call.cancel()
 
 
-async def _play(bot: Bot, call: grpc.aio.StreamStreamCall, token: str) -> int:
+Stream = grpc.aio.StreamStreamCall[pb.BotMessage, pb.RefereeMessage]
+"""The bot's side of the referee's stream."""
+
+
+async def _play(bot: Bot, call: Stream, token: str) -> int:
     hello = pb.Hello(
         token=token, name=bot.name, version=bot.version, protocol_version=PROTOCOL_VERSION
     )
     await call.write(pb.BotMessage(hello=hello))
     listening = listens(bot)
     seat = 0
-    while (message := await call.read()) is not grpc.aio.EOF:
+    while isinstance(message := await call.read(), pb.RefereeMessage):  # else grpc.aio.EOF
         kind = message.WhichOneof("message")
         if kind == "request":
             if listening:

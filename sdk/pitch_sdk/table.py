@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 import random
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeAlias, TypeVar
 
@@ -209,8 +209,9 @@ class Player(Protocol):
     def start(self, game: GameStart) -> None:
         """The game begins. Raises ``Fault`` when this player cannot play it at all."""
 
-    async def decide(self, turn: Turn) -> Answer:
-        """One decision. Raises ``Fault`` for a timeout, a crash, an unreadable answer."""
+    def decide(self, turn: Turn) -> Awaitable[Answer]:
+        """One decision (any awaitable: an ``async def`` method, or an object the table
+        awaits). Raises ``Fault`` for a timeout, a crash, an unreadable answer."""
         ...
 
     def observe(self, event: SeatEvent) -> None:
@@ -376,8 +377,8 @@ class Table:
         try:
             self.recorder.decide(answer.action, ms=answer.ms)
         except (IllegalActionError, InvalidActionError) as error:
-            fault = Fault(FaultKind.ILLEGAL_ACTION, str(error))
-            return self._after_fault(seat, fault, ms, charged=True)
+            illegal = Fault(FaultKind.ILLEGAL_ACTION, str(error))
+            return self._after_fault(seat, illegal, ms, charged=True)
         return answer
 
     def _after_fault(
@@ -466,6 +467,7 @@ def play_in_process(game: Coroutine[Any, Any, Result]) -> Result:
     try:
         game.send(None)
     except StopIteration as done:
-        return done.value
+        result: Result = done.value
+        return result
     game.close()
     raise TypeError("a player at this table waits on something: await Table.play() instead")

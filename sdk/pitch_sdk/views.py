@@ -9,12 +9,12 @@ what is hidden.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from .actions import Action, Decision, StockChoice, StockMove
-from .cards import Card, CardMask, Seat, Suit
+from .cards import Card, CardMask, PerSeat, Seat, Suit
 from .options import RuleOptions
 from .progress import LOOKING, HandResult, Outcome, Phase, Trick
 
@@ -158,16 +158,16 @@ def view_of(state: GameState, seat: Seat) -> PlayerView:
         decision=state.decision() if my_turn else None,
         legal_actions=tuple(state.legal_actions()) if my_turn else (),
         hand=state.hands[seat],
-        hand_sizes=tuple(map(int.bit_count, state.hands)),  # type: ignore[arg-type]
+        hand_sizes=_counts(state.hands),
         bids=state.bids,
         bidder=state.bidder,
         bid=state.bid,
         trump=state.trump,
-        discarded=state.discarded,  # type: ignore[arg-type]
-        discarded_down=state.discarded_down,  # type: ignore[arg-type]
-        picked=state.picked,  # type: ignore[arg-type]
+        discarded=state.discarded,
+        discarded_down=state.discarded_down,
+        picked=state.picked,
         centre=state.centre,
-        fill_sizes=tuple(map(int.bit_count, state.fill)),  # type: ignore[arg-type]
+        fill_sizes=_counts(state.fill),
         fill=state.fill[seat],
         stock_size=len(state.stock),
         look=_look_as_seen(state.look_log, seat),
@@ -183,7 +183,14 @@ def view_of(state: GameState, seat: Seat) -> PlayerView:
     )
 
 
-def _look_as_seen(look_log: tuple[tuple[Seat, Card, StockChoice], ...], viewer: Seat) -> tuple:
+def _counts(masks: Sequence[CardMask]) -> PerSeat:
+    """The number of cards in each seat's mask."""
+    return (masks[0].bit_count(), masks[1].bit_count(), masks[2].bit_count(), masks[3].bit_count())
+
+
+def _look_as_seen(
+    look_log: tuple[tuple[Seat, Card, StockChoice], ...], viewer: Seat
+) -> tuple[LookEvent, ...]:
     """The look through the stock as ``viewer`` may see it: the cards of its own turns,
     only the kind of choice for other seats'.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import TypeVar, cast
 
 from ._proto import pitch_pb2 as pb
 from .actions import (
@@ -45,6 +46,8 @@ from .table import (
     TimeControl,
 )
 from .views import LookEvent, PlayerView
+
+_EnumT = TypeVar("_EnumT", pb.StockMove, pb.Phase, pb.Decision)
 
 PROTOCOL_VERSION = 1
 """The version of the wire contract this SDK speaks, sent in the bot's hello."""
@@ -104,7 +107,7 @@ def action_to_proto(action: Action) -> pb.Action:
         return pb.Action(discard=action.cards)
     if isinstance(action, PickUp):
         return pb.Action(pickup=action.cards)
-    stock = pb.StockChoice(move=int(action.move))
+    stock = pb.StockChoice(move=_enum(pb.StockMove, action.move))
     if action.give_up is not None:
         stock.give_up = action.give_up
     return pb.Action(stock=stock)
@@ -230,9 +233,9 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
         hand_number=view.hand_number,
         dealer=view.dealer,
         scores=list(view.scores),
-        phase=int(view.phase),
+        phase=_enum(pb.Phase, view.phase),
         to_move=view.to_move,
-        decision=int(view.decision) if view.decision else 0,
+        decision=_enum(pb.Decision, view.decision or 0),
         hand=view.hand,
         hand_sizes=list(view.hand_sizes),
         bids=[pb.BidMade(seat=seat, amount=amount) for seat, amount in view.bids],
@@ -258,13 +261,18 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
         message.last_hand.CopyFrom(hand_result_to_proto(view.last_hand))
     if view.look_card is not None:
         message.look_card = view.look_card
-    if view.outcome is not None:
-        message.outcome.CopyFrom(outcome_to_proto(view.outcome))
+    if (outcome := outcome_to_proto(view.outcome)) is not None:
+        message.outcome.CopyFrom(outcome)
     return message
 
 
+def _enum(kind: type[_EnumT], value: int) -> _EnumT:
+    """An engine enum's value as the message's enum (the same numbers, by the protocol)."""
+    return cast(_EnumT, int(value))
+
+
 def _look_to_proto(event: LookEvent) -> pb.LookEvent:
-    message = pb.LookEvent(seat=event.seat, move=int(event.move))
+    message = pb.LookEvent(seat=event.seat, move=_enum(pb.StockMove, event.move))
     if event.card is not None:
         message.card = event.card
     if event.give_up is not None:

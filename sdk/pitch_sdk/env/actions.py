@@ -112,6 +112,8 @@ class DecisionSteps:
             self.legal_ids = _single_step_ids(legal)
             """The ids legal at this step."""
         else:
+            self._card_base: int = self._base
+            """The id of card 0 in this set decision's block."""
             self._paths = {_path(action.cards): action for action in legal}  # type: ignore[union-attr]
             self._prefix: tuple[int, ...] = ()
             self.legal_ids = self._next_card_ids()
@@ -149,7 +151,7 @@ class DecisionSteps:
         if number == DONE:
             self.action = self._paths[self._prefix]
             return
-        card = number - self._base  # type: ignore[operator]
+        card = number - self._card_base
         self._prefix += (card,)
         self.chosen |= 1 << (SECOND_JOKER if card == JOKER and self.chosen >> JOKER & 1 else card)
         self.legal_ids = self._next_card_ids()
@@ -165,7 +167,7 @@ class DecisionSteps:
         cards = {
             path[depth] for path in self._paths if len(path) > depth and path[:depth] == prefix
         }
-        ids = [self._base + card for card in sorted(cards)]
+        ids = [self._card_base + card for card in sorted(cards)]
         if prefix in self._paths:
             ids.append(DONE)
         return ids

@@ -150,15 +150,15 @@ class PitchEnv(AECEnv):
         self.game_seed: int | None = None
         """The seed of the game being played: the table's seed, as ``pitch simulate``'s."""
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """A dict of ``observation`` (``OBSERVATION_SIZE`` floats) and ``action_mask``."""
         return self._observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """``Discrete(ACTION_COUNT)``: every decision's ids (``pitch_sdk.env.describe``)."""
         return self._action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a game. ``reset(seed=s)`` plays the game of seed ``s`` (the deals of
         ``pitch simulate --seed s``); later resets without a seed follow on from it.
         ``options`` is part of PettingZoo's signature; the environment has none."""
@@ -184,7 +184,7 @@ class PitchEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._scored = 0
         self._rewarded = False
         self._observations.clear()

@@ -104,7 +104,7 @@ _RELATIVE = tuple(tuple((seat - me) & 3 for seat in range(4)) for me in range(4)
 """``_RELATIVE[me][seat]``: where ``seat`` sits from ``me``'s side (0 me, 1 left, 2 partner)."""
 _FROM = tuple(tuple((me + step) & 3 for step in range(4)) for me in range(4))
 """``_FROM[me]``: the seats in relative order (me, left, partner, right)."""
-_BID_BITS: dict[tuple, int] = {}
+_BID_BITS: dict[tuple[int, tuple[tuple[int, int], ...]], int] = {}
 """Memo of the bids field: every decision after the bidding repeats its history. Bounded:
 bids only rise, so there are some tens of thousands of histories by seat and dealer."""
 
