@@ -250,7 +250,7 @@
       el("td", { class: "num" }, el("button", { type: "button", title: `trick ${trick.number}: go to its last step (${trick.last})` }, String(trick.number))),
       seats.map(cell),
       el("td", { "data-testid": "trick-row-winner" }, done ? el("span", { class: `team${viewer.teamOf(done.winner)}` }, el("span", { class: "wide" }, "seat "), String(done.winner)) : el("span", { class: "none" }, "playing")),
-      el("td", { "data-testid": "trick-row-points" }, done ? (teams.length ? teams.map(([team, points]) => teamText(team, points)) : el("span", { class: "none" }, "0")) : null));
+      el("td", { "data-testid": "trick-row-points" }, done ? (teams.length ? teams.flatMap(([team, points], n) => [n ? ", " : null, teamText(team, points)]) : el("span", { class: "none" }, "0")) : null));
     });
     const blanks = Array.from({ length: Math.max(0, MOST_TRICKS - rows.length) }, () => el("tr", { class: "blank", "aria-hidden": "true" }, el("td", { colspan: 7 }, "\u00a0")));
     return el("div", { class: "pv-tricks-box" },
