@@ -468,6 +468,8 @@
       // #step=end: the last step (a live page opened after its game ended)
       const step = params.get("step") === "end" ? this.steps.length - 1 : Number.parseInt(params.get("step"), 10);
       if (Number.isInteger(step)) this.position = Math.min(Math.max(0, step), Math.max(0, this.steps.length - 1));
+      // a link to an earlier step (a hand table's row on a live page) stops following
+      if (Number.isInteger(step) && this.position < this.steps.length - 1) this.following = false;
       if (redraw) this.draw();
     }
 
