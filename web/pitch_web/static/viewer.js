@@ -774,7 +774,7 @@
       const start = this.handStartOf(this.position);
       const tricks = start === null ? [] : handTricks(this.steps, start, this.position);
       const current = table.trick.length ? tricks[tricks.length - 1] : null;
-      this.trickGrid.replaceChildren(el("h3", {}, "Tricks"), trickGridNode(tricks, table, this, current, (step) => this.goto(step)));
+      this.trickGrid.replaceChildren(el("h3", {}, "Tricks ", el("span", { class: "label" }, "\u25b8 led \u00b7 ringed: won")), trickGridNode(tricks, table, this, current, (step) => this.goto(step)));
     }
 
     scoredNode(scored) {
