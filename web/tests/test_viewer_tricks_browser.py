@@ -7,6 +7,7 @@ Screenshots go to the artifacts folder (see conftest.py), for a person to look a
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,12 @@ from pitch_sdk.selfplay import play_game
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
 from pitch_web.timeline import timeline
+
+WEB_TESTS = str(Path(__file__).parent)
+if WEB_TESTS not in sys.path:
+    sys.path.insert(0, WEB_TESTS)
+
+from viewer_testkit import IllegalPlayer  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
@@ -151,3 +158,20 @@ def test_at_a_hands_deal_the_grid_is_empty_and_keeps_its_size(
     )
     assert page.get_by_test_id("trick-grid").bounding_box() == full
     screenshot("deal")
+
+
+def test_a_trick_cut_short_by_a_forfeit_is_shown_unfinished(page, serve, tmp_path, screenshot):
+    bots = [RandomBot(0), IllegalPlayer(1), RandomBot(2), RandomBot(3)]
+    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3))
+    assert record["result"]["termination"] == "forfeit"
+    write_record(record, tmp_path / "forfeit.json")
+    with serve(create_app(FolderSource(tmp_path))) as server:
+        open_game(page, f"{server.url}/view/forfeit.json#step=end", None)
+        (row,) = grid_rows(page)  # the card played before seat 1's illegal play
+        assert row["winner"] is None and len(row["cards"]) == 1
+        winner = page.get_by_test_id("trick-row").get_by_test_id("trick-row-winner")
+        assert winner.inner_text() == "unfinished"
+        page.keyboard.press("ArrowLeft")  # the fault step: the game is not over yet
+        page.keyboard.press("ArrowLeft")  # the card: the trick is being played
+        assert winner.inner_text() == "playing"
+        screenshot("forfeit")

@@ -92,6 +92,7 @@
     const studies = document.getElementById("pv-studies");
     if (!studies) return;
     const table = studies.querySelector("[data-testid=hand-table-section]");
+    if (!table) return;
     const body = table.querySelector("tbody");
     while (body.rows.length > hands.from) body.rows[body.rows.length - 1].remove();
     body.append(fragment(hands.rows.join("")));

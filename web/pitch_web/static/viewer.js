@@ -223,7 +223,8 @@
   // The grid of `tricks`: a row per trick, a column per seat, the leader's card marked ▸
   // and the winner's ringed in its team's colour, then who won and the points each team
   // took. A row's click goes to its trick's last step (`go(step)`). `current` marks the
-  // trick on the table; the rows not played yet stay empty, so the grid never changes size.
+  // trick on the table ("unfinished" once the game is over: a forfeit); the rows not
+  // played yet stay empty, so the grid never changes size.
   function trickGridNode(tricks, table, viewer, current, go) {
     const seats = [0, 1, 2, 3];
     const teamText = (team, points) => el("span", { class: `pts team${team}`, title: `team ${team} takes ${points} point${points === 1 ? "" : "s"}` },
@@ -249,7 +250,7 @@
       },
       el("td", { class: "num" }, el("button", { type: "button", title: `trick ${trick.number}: go to its last step (${trick.last})` }, String(trick.number))),
       seats.map(cell),
-      el("td", { "data-testid": "trick-row-winner" }, done ? el("span", { class: `team${viewer.teamOf(done.winner)}` }, el("span", { class: "wide" }, "seat "), String(done.winner)) : el("span", { class: "none" }, "playing")),
+      el("td", { "data-testid": "trick-row-winner" }, done ? el("span", { class: `team${viewer.teamOf(done.winner)}` }, el("span", { class: "wide" }, "seat "), String(done.winner)) : el("span", { class: "none" }, table.end ? "unfinished" : "playing")),
       el("td", { "data-testid": "trick-row-points" }, done ? (teams.length ? teams.flatMap(([team, points], n) => [n ? ", " : null, teamText(team, points)]) : el("span", { class: "none" }, "0")) : null));
     });
     const blanks = Array.from({ length: Math.max(0, MOST_TRICKS - rows.length) }, () => el("tr", { class: "blank", "aria-hidden": "true" }, el("td", { colspan: 7 }, "\u00a0")));
