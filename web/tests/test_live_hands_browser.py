@@ -89,8 +89,14 @@ def test_a_live_pages_hand_table_and_score_chart_grow_as_hands_end_without_a_rel
         ] + ["not scored"]
         assert page.evaluate("window.pitchViewer.following")  # still at the newest step
         screenshot("hand-4")
+        first = page.get_by_test_id("hand-row").first
+        first.locator("a").click()  # to hand 1's deal: the page stops following
+        deal = int(first.get_attribute("data-step"))
+        assert page.evaluate("window.pitchViewer.position") == deal
+        assert not page.evaluate("window.pitchViewer.following")
         game.finish()
         wait_for(page, OVER)
+        assert page.evaluate("window.pitchViewer.position") == deal  # it stayed there
         assert page.evaluate(ROWS) == len(game.record["hands"])
         assert page.evaluate(MARKS) == scored_hands(game.record)
         assert "not scored" not in page.get_by_test_id("hand-table").inner_text()
@@ -98,9 +104,6 @@ def test_a_live_pages_hand_table_and_score_chart_grow_as_hands_end_without_a_rel
         last = page.get_by_test_id("hand-row").last.inner_text()
         assert f"{scores[0]} – {scores[1]}" in last
         assert page.evaluate("window.openedOnce === true")
-        page.get_by_test_id("hand-row").nth(1).locator("a").click()  # to hand 2's deal
-        deal = int(page.get_by_test_id("hand-row").nth(1).get_attribute("data-step"))
-        assert page.evaluate("window.pitchViewer.position") == deal
         screenshot("over")
 
 
