@@ -10,7 +10,10 @@ Run by hand: ``uv run python bench/live.py``. Results go in ``bench/RESULTS.md``
    sandbox): the journal, against a publisher whose feeds do nothing. The two set-ups
    alternate, ``--rounds`` times.
 3. What a server pays to follow a game: reading a whole journal into a record
-   (``JournalReader``), and the listing's cheap read (``Journal.read``).
+   (``JournalReader``), and the listing's cheap read (``Journal.read``); and what a
+   stream adds to each event for the page's hand table and score chart
+   (``live_hands.hands_update``: nothing changed, a hand dealt, a hand scored), against
+   the timeline it replays for each new step. ``--following`` runs this part alone.
 """
 
 from __future__ import annotations
@@ -220,7 +223,53 @@ def following(folder: Path) -> dict[str, float]:
         "hands": hands,
         "replay_ms": statistics.median(replay) * 1000,
         "listing_ms": statistics.median(listing) * 1000,
-    }
+    } | hand_table_updates(reader.record)
+
+
+def hand_table_updates(record: dict[str, Any], repeats: int = 20) -> dict[str, float]:
+    """Milliseconds (medians) of the game's timeline, and of a stream's hand table
+    update at its last hand: a step that changes no row, the hand's deal, its score."""
+    from pitch_web.hand_summary import hand_rows
+    from pitch_web.live_hands import hands_update
+    from pitch_web.timeline import timeline
+
+    def median_ms(call: Callable[[], object]) -> float:
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - started)
+        return statistics.median(times) * 1000
+
+    data = timeline(record)
+    steps, players = data["steps"], data["header"]["players"]
+    deal = max(i for i, step in enumerate(steps) if step["k"] == "deal")
+    scored = max(i for i, step in enumerate(steps) if "scored" in step)
+    moments = {"unchanged": deal + 1, "dealt": deal, "scored": scored}
+    result = {"timeline_ms": median_ms(lambda: timeline(record))}
+    for name, at in moments.items():
+        sent = hand_rows(steps[:at])
+        result[f"{name}_ms"] = median_ms(
+            lambda at=at, sent=sent: hands_update(steps[: at + 1], players, sent)
+        )
+    return result
+
+
+def print_following(follow: dict[str, float]) -> None:
+    print(
+        f"following a {follow['hands']}-hand game: the whole journal replayed into a"
+        f" record {follow['replay_ms']:.1f} ms, the listing's read"
+        f" {follow['listing_ms']:.2f} ms (medians)"
+    )
+    timeline_ms = follow["timeline_ms"]
+    updates = ", ".join(
+        f"{name} {follow[f'{name}_ms']:.2f} ms ({follow[f'{name}_ms'] / timeline_ms:.1%})"
+        for name in ("unchanged", "dealt", "scored")
+    )
+    print(
+        f"its timeline {timeline_ms:.1f} ms; a stream's hand table update at its last hand:"
+        f" {updates} of the timeline"
+    )
 
 
 def main() -> None:
@@ -228,9 +277,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=400, help="in-process games per set-up")
     parser.add_argument("--match-games", type=int, default=100, help="games per real match")
     parser.add_argument("--rounds", type=int, default=2, help="real matches per set-up")
+    parser.add_argument("--following", action="store_true", help="part 3 alone")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
+        if options.following:
+            print_following(following(folder / "follow"))
+            return
         local = in_process(options.games, folder / "in-process")
         print(
             f"in-process, {local['games']} games each: without {local['without_games_per_s']:.1f}"
@@ -264,12 +317,7 @@ def main() -> None:
             f"{kind} {seconds / count * 1e6:.1f} us" for kind, (seconds, count) in by_kind.items()
         )
         print(f"real matches, inside the feed by event (mean): {kinds}")
-        follow = following(folder / "follow")
-        print(
-            f"following a {follow['hands']}-hand game: the whole journal replayed into a"
-            f" record {follow['replay_ms']:.1f} ms, the listing's read"
-            f" {follow['listing_ms']:.2f} ms (medians)"
-        )
+        print_following(following(folder / "follow"))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .cards import Card, Seat, Suit, Team
+from .cards import DEUCE, POINTS, TEAM_OF, Card, Seat, Suit, Team
 
 
 class Phase(enum.IntEnum):
@@ -49,6 +49,19 @@ class Trick(NamedTuple):
     """(seat, card) in the order played; a seat out of trumps is skipped."""
     winner: Seat
     """The seat that played the strongest trump."""
+
+    def points_by_team(self, trump: Suit) -> tuple[int, int]:
+        """The points each team takes from this trick (team 0's first), with ``trump``
+        named: the deuce's to the team that played it, every other point to the winner's.
+
+        A viewer or a bot reads who took what from a finished trick without scoring it
+        again itself.
+        """
+        points, deuce = POINTS[trump], DEUCE[trump]
+        taken = [0, 0]
+        for seat, card in self.plays:
+            taken[TEAM_OF[seat if card == deuce else self.winner]] += points[card]
+        return taken[0], taken[1]
 
 
 class HandResult(NamedTuple):

@@ -49,10 +49,12 @@ from pitch_referee.match.folder import RECORD_SUFFIXES
 from pitch_sdk.record import RecordError, load_record
 
 from .app import render
+from .hand_summary import HandRow, hand_rows
+from .live_hands import hands_update
 from .params import After
 from .source import NotFound, Source
 from .timeline import timeline
-from .viewer import script_json, visible_logs
+from .viewer import hands_context, script_json, visible_logs
 
 router = APIRouter()
 log = logging.getLogger("pitch_web.live")
@@ -189,6 +191,8 @@ def live_view(request: Request, key: str) -> Response:
         timeline_json=script_json(data),
         events=f"/api/live/{quote(key)}/events",
         after=len(data["steps"]),
+        live=True,
+        **hands_context(data),
     )
 
 
@@ -207,7 +211,12 @@ def _finished_game(request: Request, live: LiveKey) -> Response:
         raise NotFound(f"no live game {live.key}: it is not being played")
     data = live_timeline(request.app.state.source, live, load_record(path))
     return render(
-        request, "viewer.html", game=live.key, timeline_json=script_json(data), at_end=True
+        request,
+        "viewer.html",
+        game=live.key,
+        timeline_json=script_json(data),
+        at_end=True,
+        **hands_context(data),
     )
 
 
@@ -314,6 +323,9 @@ class _Follower:
         self.header: dict[str, Any] = {}
         self.logs: list[dict[str, Any]] = []
         """The log lines last sent: an event carries them again only when they change."""
+        self.hands: list[HandRow] | None = None
+        """The hand table's rows the page shows (None: those of its first ``after``
+        steps, drawn with the page)."""
 
     def poll(self) -> list[str]:
         """The events to send now (file reads and the engine's replay: run on a thread)."""
@@ -345,8 +357,9 @@ class _Follower:
         compute = functools.partial(live_timeline, self.source, self.live, record)
         data = compute() if at is None else _timelines.get(at, compute)
         self.header, steps = data["header"], data["steps"]
-        logs = {} if data["logs"] == self.logs else {"logs": data["logs"]}
+        news = {} if data["logs"] == self.logs else {"logs": data["logs"]}
         self.logs = data["logs"]
+        news |= self._hands(steps)
         if not self.started:
             self.started = True
             payload = {
@@ -356,12 +369,21 @@ class _Follower:
                 "to_act": self.header["to_act"],
             }
             self.sent = max(self.sent, len(steps))
-            return [_event("timeline", payload | logs, self.sent)]
-        if len(steps) <= self.sent and not logs:
+            return [_event("timeline", payload | news, self.sent)]
+        if len(steps) <= self.sent and not news:
             return []
         payload = {"from": self.sent, "steps": steps[self.sent :], "to_act": self.header["to_act"]}
         self.sent = max(self.sent, len(steps))
-        return [_event("steps", payload | logs, self.sent)]
+        return [_event("steps", payload | news, self.sent)]
+
+    def _hands(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        """``{"hands": update}`` when the page's hand table or score chart is behind the
+        steps (``live_hands``), else nothing."""
+        players = self.header["players"]
+        if self.hands is None:
+            self.hands = hand_rows(steps[: self.sent])
+        update, self.hands = hands_update(steps, players, self.hands)
+        return {} if update is None else {"hands": update}
 
     def _end(self) -> list[str]:
         """The end event, once the record is written (or ``RECORD_WAIT_S`` has passed)."""

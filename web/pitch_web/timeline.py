@@ -327,6 +327,7 @@ def _play(step: dict[str, Any], event: Step) -> None:
             "winner": trick.winner,
             "points": sum(POINTS[after.trump][c] for c in played),
             "deuce": next((team_of(s) for s, c in trick.plays if c == deuce), None),
+            "teams": list(trick.points_by_team(after.trump)),
         }
 
 

@@ -115,7 +115,6 @@ def view_game(request: Request, key: str) -> HTMLResponse:
     """A game's viewer page, with its timeline inline."""
     data = cached_timeline(request, key)
     source = request.app.state.source
-    hands = hand_rows(data["steps"])
     return render(
         request,
         "viewer.html",
@@ -123,10 +122,15 @@ def view_game(request: Request, key: str) -> HTMLResponse:
         timeline_json=script_json(data),
         own_logs=isinstance(source, LadderSource),
         links=game_links(source, key),
-        hands=hands,
-        chart=score_chart(hands),
-        players=data["header"]["players"],
+        **hands_context(data),
     )
+
+
+def hands_context(data: dict[str, Any]) -> dict[str, Any]:
+    """What ``viewer.html`` needs for the hand table and score chart under the viewer:
+    the hands of timeline ``data``, their chart and the players."""
+    hands = hand_rows(data["steps"])
+    return {"hands": hands, "chart": score_chart(hands), "players": data["header"]["players"]}
 
 
 @router.get("/api/timeline/{key:path}")

@@ -23,6 +23,7 @@ from pitch_sdk.selfplay import BotPlayer
 from pitch_sdk.table import Table, play_in_process
 from pitch_web import live
 from pitch_web.app import create_app
+from pitch_web.live_hands import hands_update
 from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
 
@@ -120,6 +121,28 @@ def test_the_stream_sends_the_timeline_so_far_then_the_rest_then_the_end(client,
     assert end["view"] == f"/view/{MATCH}/games/{GAME}.json.gz"
     resumed = _events(client, f"/api/live/{KEY}/events", {"Last-Event-ID": str(so_far + 5)})
     assert resumed[0][1]["from"] == so_far + 5  # a reconnecting browser resumes where it was
+
+
+def test_the_page_shows_the_hands_so_far_and_the_stream_grows_them_to_the_games_end(client, served):
+    journal, record = _journaled_game(served)
+    whole = journal.read_text()
+    _cut_after_deal(journal, 2)
+    so_far = timeline(_record_of(journal))
+    page = client.get(f"/live/{KEY}").text
+    assert page.count('data-testid="hand-row"') == 2  # hand 1 scored, hand 2 being played
+    assert page.count("not scored") == 1 and page.count('data-testid="bid-mark"') == 1
+    journal.write_text(whole)
+    _write_final(served, record)
+    events = _events(client, f"/api/live/{KEY}/events?after={len(so_far['steps'])}")
+    players = so_far["header"]["players"]
+    rows = hands_update(so_far["steps"], players, [])[0]["rows"]
+    chart = ""
+    for _, data in events:
+        if "hands" in data:
+            rows = rows[: data["hands"]["from"]] + data["hands"]["rows"]
+            chart = data["hands"].get("chart", chart)
+    final = hands_update(timeline(record)["steps"], players, [])[0]
+    assert len(rows) == len(record["hands"]) and (rows, chart) == (final["rows"], final["chart"])
 
 
 def test_a_finished_game_is_not_listed_and_its_live_page_sends_to_its_record(client, served):

@@ -109,6 +109,11 @@ def test_a_viewer_opened_mid_game_follows_a_real_match_to_its_end(
             assert page.evaluate("window.pitchViewer.position") == page.evaluate(
                 "window.pitchViewer.length - 1"
             )  # it followed to the last step
+            rows = page.get_by_test_id("hand-row")  # the hand table grew to the last hand
+            assert rows.count() == len(record["hands"])
+            assert f"{scores[0]} – {scores[1]}" in rows.last.inner_text()
+            marks = page.get_by_test_id("bid-mark").count()  # and the chart, a mark a hand
+            assert marks == sum(1 for hand in record["hands"] if hand.get("bidder") is not None)
             screenshot("finished")
             assert page.evaluate("window.openedOnce === true")  # followed without a reload
             assert _get_json(f"{server.url}/api/live") == []

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pitch_sdk.bots import GreedyBot, RandomBot
-from pitch_sdk.cards import POINTS, card_name, cards_in, parse_card
+from pitch_sdk.cards import POINTS, card_name, cards_in, parse_card, team_of
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import GameRecorder, RecordError
 from pitch_sdk.selfplay import play_game
@@ -80,6 +80,13 @@ def test_the_timeline_agrees_with_the_record_and_its_prefixes_with_partial_recor
         for shown, recorded in zip(tricks, hand["tricks"], strict=True):
             cards = [parse_card(card) for _, card in recorded["plays"]]
             assert shown["points"] == sum(POINTS[trump][card] for card in cards)
+        scored = hand_steps[-1 if hand_steps[-1]["k"] != "end" else -2]["scored"]
+        held = [0, 0]  # the trumps still held when play stopped score for their holders
+        for entry in scored["held"]:
+            held[team_of(entry["seat"])] += entry["points"]
+        by_team = [sum(t["teams"][team] for t in tricks) + held[team] for team in (0, 1)]
+        assert by_team == hand["points"]
+        assert all(sum(t["teams"]) == t["points"] for t in tricks)
         assert [step["card"] for step in plays] == [
             c for t in hand["tricks"] for _, c in t["plays"]
         ]
@@ -286,7 +293,7 @@ def test_a_200_hand_game_has_a_compact_timeline_built_quickly():
     shown = timeline(record)
     built = time.perf_counter() - started
     size = len(json.dumps(shown, separators=(",", ":")))
-    assert size < 900_000, size  # measured: 642 KB (66 KB gzipped)
+    assert size < 900_000, size  # measured: 654 KB (67 KB gzipped)
     assert built < 3.0, built  # measured: 0.17 s
 
 

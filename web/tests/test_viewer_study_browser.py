@@ -192,10 +192,13 @@ def test_stepping_never_moves_the_layout_and_the_trick_stays_between_its_seats(
         for (let i = 0; i < n; i++) { window.pitchViewer.goto(i);
             const table = document.querySelector(".pv-table").getBoundingClientRect();
             const side = document.querySelector(".pv-side").getBoundingClientRect();
-            seen.add([table.top, table.height, side.top].map(Math.round).join()); }
+            const tricks = document.querySelector(".pv-tricks").getBoundingClientRect();
+            const legend = document.querySelector(".pv-legend").getBoundingClientRect();
+            seen.add([table.top, table.height, side.top, tricks.top, tricks.height, legend.top]
+                .map(Math.round).join()); }
         return [...seen]; }"""
     )
-    assert len(boxes) == 1, boxes  # the table and what follows it never move
+    assert len(boxes) == 1, boxes  # the table, the trick grid and what follows never move
     steps = page.evaluate("window.pitchViewer.viewer.steps")
     full = next(i for i, step in enumerate(steps) if "trick" in step)
     page.evaluate(f"window.pitchViewer.goto({full})")

@@ -9,10 +9,8 @@ from functools import lru_cache
 
 from ..cards import (
     DECK_SIZE,
-    DEUCE,
     JOKER,
     JOKERS_MASK,
-    POINTS,
     SEATS,
     SECOND_JOKER,
     TRUMPS,
@@ -187,10 +185,8 @@ def _mover(view: PlayerView) -> Seat:
 
 def _held_points(view: PlayerView) -> tuple[int, int]:
     """Points each team scored for trumps still held when the hand ended."""
-    points, deuce = POINTS[view.trump], DEUCE[view.trump]
     won = [0, 0]
     for trick in view.tricks:
-        for seat, card in trick.plays:
-            if points[card]:
-                won[team_of(seat if card == deuce else trick.winner)] += points[card]
+        for team, points in enumerate(trick.points_by_team(view.trump)):
+            won[team] += points
     return view.taken[0] - won[0], view.taken[1] - won[1]

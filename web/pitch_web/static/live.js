@@ -4,8 +4,9 @@
  * On a live game's page (#live-status, after viewer.js): connects the game's server-sent
  * events to window.pitchViewer. The page already holds the timeline so far
  * (data-after steps), so the stream starts after it: "timeline" and "steps" events
- * append steps (the viewer follows the newest), "end" finishes the game with its final
- * header, "gone" says the game stopped unfinished. A dropped connection reconnects by
+ * append steps (the viewer follows the newest) and grow the hand table and score chart
+ * under it (their "hands"), "end" finishes the game with its final header, "gone" says
+ * the game stopped unfinished. A dropped connection reconnects by
  * itself and resumes after the last step received (the events' ids count steps).
  *
  * On the list of live games (#live-games): refreshes the list from /api/live.
@@ -42,6 +43,7 @@
       }
       viewer.append(data.steps.slice(have - data.from), data.to_act);
       if (data.logs) viewer.setLogs(data.logs); // the lines so far, each at its step
+      if (data.hands) growHands(data.hands);
     }
 
     source.addEventListener("timeline", (event) => {
@@ -75,6 +77,30 @@
         status.textContent = "The live stream stopped; reload the page to see the game.";
       }
     });
+  }
+
+  // The server's HTML (the /view page's own templates, escaped there) as nodes.
+  function fragment(html) {
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    return template.content;
+  }
+
+  // The hand table and score chart under the viewer, as the stream's "hands" update says:
+  // the rows from the `from`-th on replaced, and the chart redrawn once a hand is scored.
+  function growHands(hands) {
+    const studies = document.getElementById("pv-studies");
+    if (!studies) return;
+    const table = studies.querySelector("[data-testid=hand-table-section]");
+    if (!table) return;
+    const body = table.querySelector("tbody");
+    while (body.rows.length > hands.from) body.rows[body.rows.length - 1].remove();
+    body.append(fragment(hands.rows.join("")));
+    table.hidden = body.rows.length === 0;
+    if (hands.chart === undefined) return;
+    const chart = studies.querySelector("[data-testid=score-chart-section]");
+    if (chart) chart.remove();
+    if (hands.chart) studies.prepend(fragment(hands.chart));
   }
 
   function row(game) {

@@ -193,6 +193,72 @@
     }
   }
 
+  // --- the hand's tricks as a grid (Bridge Base Online's trick review) -----------------
+
+  const MOST_TRICKS = 6; // a seat holds at most six trumps: the grid keeps room for six rows
+
+  // The tricks of the hand whose deal is step `start`, up to step `position`: each one's
+  // plays ([seat, card] in order), its leader (who played first), its last step so far,
+  // and, once complete, `done`: the timeline's trick (winner, points, teams).
+  function handTricks(steps, start, position) {
+    const tricks = [];
+    let open = null;
+    for (let i = start; i <= position && i < steps.length; i++) {
+      const step = steps[i];
+      if (step.k !== "play") continue;
+      if (!open) {
+        open = { number: tricks.length + 1, plays: [], leader: step.s, last: i, done: null };
+        tricks.push(open);
+      }
+      open.plays.push([step.s, step.card]);
+      open.last = i;
+      if (step.trick) {
+        open.done = step.trick;
+        open = null;
+      }
+    }
+    return tricks;
+  }
+
+  // The grid of `tricks`: a row per trick, a column per seat, the leader's card marked ▸
+  // and the winner's ringed in its team's colour, then who won and the points each team
+  // took. A row's click goes to its trick's last step (`go(step)`). `current` marks the
+  // trick on the table ("unfinished" once the game is over: a forfeit); the rows not
+  // played yet stay empty, so the grid never changes size.
+  function trickGridNode(tricks, table, viewer, current, go) {
+    const seats = [0, 1, 2, 3];
+    const teamText = (team, points) => el("span", { class: `pts team${team}`, title: `team ${team} takes ${points} point${points === 1 ? "" : "s"}` },
+      el("span", { class: "wide" }, `team ${team} `), el("span", { class: "narrow" }, `t${team} `), `+${points}`);
+    const head = el("tr", {},
+      el("th", { class: "num", title: "trick" }, "#"),
+      seats.map((seat) => el("th", { class: `team${viewer.teamOf(seat)}`, title: `seat ${seat}: ${viewer.playerName(seat)}` },
+        el("span", { class: "wide" }, "seat "), String(seat))),
+      el("th", {}, "won by"), el("th", {}, "points"));
+    const rows = tricks.map((trick) => {
+      const cards = new Map(trick.plays);
+      const done = trick.done;
+      const cell = (seat) => {
+        if (!cards.has(seat)) return el("td", { class: "card-cell" }, done ? el("span", { class: "none", title: `seat ${seat} held no trump` }, "\u2013") : null);
+        const classes = ["card-cell", seat === trick.leader ? "lead" : "", done && done.winner === seat ? `won team${viewer.teamOf(seat)}` : ""];
+        return el("td", { class: classes.join(" ").trim(), "data-seat": seat },
+          seat === trick.leader ? el("span", { class: "lead-mark", title: "led" }, "\u25b8") : null, cardNode(cards.get(seat), table));
+      };
+      const teams = done ? (done.teams || [0, 0]).map((points, team) => [team, points]).filter(([, points]) => points > 0) : [];
+      return el("tr", {
+        class: trick === current ? "current" : "", "data-testid": "trick-row", "data-trick": trick.number, "data-step": trick.last,
+        "data-leader": trick.leader, "data-winner": done ? done.winner : null, onclick: () => go(trick.last),
+      },
+      el("td", { class: "num" }, el("button", { type: "button", title: `trick ${trick.number}: go to its last step (${trick.last})` }, String(trick.number))),
+      seats.map(cell),
+      el("td", { "data-testid": "trick-row-winner" }, done ? el("span", { class: `team${viewer.teamOf(done.winner)}` }, el("span", { class: "wide" }, "seat "), String(done.winner)) : el("span", { class: "none" }, table.end ? "unfinished" : "playing")),
+      el("td", { "data-testid": "trick-row-points" }, done ? (teams.length ? teams.flatMap(([team, points], n) => [n ? ", " : null, teamText(team, points)]) : el("span", { class: "none" }, "0")) : null));
+    });
+    const blanks = Array.from({ length: Math.max(0, MOST_TRICKS - rows.length) }, () => el("tr", { class: "blank", "aria-hidden": "true" }, el("td", { colspan: 7 }, "\u00a0")));
+    return el("div", { class: "pv-tricks-box" },
+      el("table", { class: "pv-tricks-grid" }, el("thead", {}, head), el("tbody", {}, rows, blanks)),
+      tricks.length ? null : el("p", { class: "pv-tricks-none", "data-testid": "trick-grid-empty" }, table.hand ? "no trick played yet in this hand" : "no hand dealt yet"));
+  }
+
   // --- the viewer ------------------------------------------------------------------------
 
   class Viewer {
@@ -403,6 +469,8 @@
       // #step=end: the last step (a live page opened after its game ended)
       const step = params.get("step") === "end" ? this.steps.length - 1 : Number.parseInt(params.get("step"), 10);
       if (Number.isInteger(step)) this.position = Math.min(Math.max(0, step), Math.max(0, this.steps.length - 1));
+      // a link to an earlier step (a hand table's row on a live page) stops following
+      if (Number.isInteger(step) && this.position < this.steps.length - 1) this.following = false;
       if (redraw) this.draw();
     }
 
@@ -459,11 +527,12 @@
       this.tableNode = el("div", { class: "pv-table" }, ...this.seatNodes, this.centre);
       this.scoreboard = el("div", { class: "pv-scoreboard" });
       this.narrative = el("ol", { class: "pv-narrative", "data-testid": "narrative" });
+      this.trickGrid = el("section", { class: "pv-tricks", "data-testid": "trick-grid", "aria-label": "this hand's tricks" });
       this.logNode = el("div", { class: "pv-logs", "data-testid": "logs" });
       this.root.append(
         this.headline, this.controls,
         el("div", { class: "pv-timeline" }, this.slider, this.handMarks),
-        el("div", { class: "pv-body" }, el("div", { class: "pv-main" }, this.tableNode, legendNode()),
+        el("div", { class: "pv-body" }, el("div", { class: "pv-main" }, this.tableNode, this.trickGrid, legendNode()),
           el("aside", { class: "pv-side" }, this.scoreboard, el("h3", {}, "This hand"), this.narrative, el("h3", {}, "Bot logs"), this.logNode)));
       this.fillModeMenu();
     }
@@ -534,6 +603,7 @@
         this.drawSeat(seat, table);
       }
       this.drawCentre(table);
+      this.drawTricks(table);
       this.drawScoreboard(table);
       this.drawNarrative();
       this.drawLogs();
@@ -698,6 +768,14 @@
       if (table.scored) parts.push(this.scoredNode(table.scored));
       if (table.end) parts.push(this.endNode(table.end));
       this.centre.replaceChildren(...parts);
+    }
+
+    // The hand's tricks so far as a grid beside the table's current one.
+    drawTricks(table) {
+      const start = this.handStartOf(this.position);
+      const tricks = start === null ? [] : handTricks(this.steps, start, this.position);
+      const current = table.trick.length ? tricks[tricks.length - 1] : null;
+      this.trickGrid.replaceChildren(el("h3", {}, "Tricks ", el("span", { class: "label" }, "\u25b8 led \u00b7 ringed: won")), trickGridNode(tricks, table, this, current, (step) => this.goto(step)));
     }
 
     scoredNode(scored) {
