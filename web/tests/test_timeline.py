@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -285,16 +284,13 @@ def test_lines_asked_for_a_failed_decision_are_at_its_fault_step_which_names_the
 # --- size and speed ---------------------------------------------------------------------------
 
 
-def test_a_200_hand_game_has_a_compact_timeline_built_quickly():
+def test_a_200_hand_game_has_a_compact_timeline():
+    """Its size only: how fast it is built is bench/web.py's to measure, not a test's."""
     bots = [GreedyBot(seat) for seat in range(4)]
     record = play_game(bots, seed=3, options=RuleOptions(hand_cap=200, target=10_000))
     assert record["result"]["hands"] == 200
-    started = time.perf_counter()
-    shown = timeline(record)
-    built = time.perf_counter() - started
-    size = len(json.dumps(shown, separators=(",", ":")))
+    size = len(json.dumps(timeline(record), separators=(",", ":")))
     assert size < 900_000, size  # measured: 654 KB (67 KB gzipped)
-    assert built < 3.0, built  # measured: 0.17 s
 
 
 def test_a_bot_that_never_started_gives_its_fault_and_the_end_with_no_deal():
