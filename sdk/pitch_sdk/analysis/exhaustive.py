@@ -12,6 +12,9 @@ from ..progress import PLAYING
 from ..rules import GameState
 from .outcome import HandOutcome, outcome_of, require_play
 
+Position = tuple[object, ...]
+"""What the rest of the play depends on (``_position``), as a memo's key."""
+
 
 def exhaustive_solve(state: GameState) -> HandOutcome:
     """The double-dummy outcome of the hand from ``state`` by exhaustive search.
@@ -23,19 +26,19 @@ def exhaustive_solve(state: GameState) -> HandOutcome:
     """
     require_play(state)
     search = state.copy()
-    memo: dict[tuple, int] = {}
+    memo: dict[Position, int] = {}
     value = _team0_future(search, memo)
     return outcome_of(state, value, len(memo))
 
 
-def _position(state: GameState) -> tuple:
+def _position(state: GameState) -> Position:
     """Everything the rest of the play depends on (not what was taken before)."""
     trumps = TRUMPS[state.trump]
     hands = tuple(hand & trumps for hand in state.hands)
     return hands, state.trick, state.trick_best, state.queue, state.jokers_played
 
 
-def _team0_future(state: GameState, memo: dict[tuple, int]) -> int:
+def _team0_future(state: GameState, memo: dict[Position, int]) -> int:
     """The points team 0 takes from here on, with team 0 maximizing and team 1 minimizing."""
     key = _position(state)
     known = memo.get(key)

@@ -186,6 +186,7 @@ class GreedyBot(Bot):
         """Take point cards for dead or weak cards; as bidder with no dead card left,
         stop and let the partner (who likely holds dead fill cards) take the rest."""
         trump, card = view.trump, view.look_card
+        assert card is not None  # a stock decision always shows its card
         weakest = min(cards_in(view.hand), key=lambda c: keep_value(c, trump))
         dead = not TRUMPS[trump] >> weakest & 1
         # The bidder without dead cards hands on to a partner who got fill cards.
@@ -252,7 +253,8 @@ class TrickView:
         played |= sum(1 << card for _, card in view.trick)
         for event in view.look:
             if event.seat == view.seat and event.card is not None:
-                played |= 1 << (event.give_up if event.move is StockMove.TAKE else event.card)
+                taken = event.give_up if event.move is StockMove.TAKE else None
+                played |= 1 << (event.card if taken is None else taken)
         unseen = TRUMPS[trump] & ~played
         self.unseen_top = max(
             (UNSEEN_JOKER if card >= JOKER else strength[card] for card in cards_in(unseen)),

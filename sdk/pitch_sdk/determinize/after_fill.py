@@ -36,7 +36,10 @@ from .bits import (
 )
 from .counting import _count_table, _gone_draws, _Spec, _trump_draws, _weighted
 from .deal import _deck_order, _mixed, _shuffled
-from .model import _Entry, _Facts, _Infeasible, _World
+from .model import LookEntry, _Entry, _Facts, _Infeasible, _World
+
+_UNDONE: LookEntry = (-1, -1, StockChoice(TAKE))
+"""A look log's slot not rebuilt yet: every slot is rebuilt before the log is used."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +236,7 @@ class _AfterFill:
         team_cards: list[list[Card]] = [[], []]
         if draw:  # the points rule: each team's trumps drawn by point class
             classes = [_shuffled(pool & mask, rng) for mask in POINT_CLASSES[self.view.trump]]
-            for team, taken in enumerate(draw):  # type: ignore[arg-type]
+            for team, taken in enumerate(draw):
                 for kind, count in enumerate(taken):
                     team_cards[team] += classes[kind][:count]
                     del classes[kind][:count]
@@ -247,9 +250,9 @@ class _AfterFill:
             del non_trumps[:non], source[:count]
             self.hands[seat] = self.pinned[seat] | _mask(cards)
         rest_non = len(non_trumps)
-        gone_trumps = _weighted(rng, _gone_draws(spec, split, rest_non, len(trumps)))  # type: ignore[arg-type]
-        gone = trumps[:gone_trumps] + non_trumps[: gone_free - gone_trumps]  # type: ignore[operator]
-        pile = trumps[gone_trumps:] + non_trumps[gone_free - gone_trumps :]  # type: ignore[operator]
+        gone_trumps = _weighted(rng, _gone_draws(spec, split, rest_non, len(trumps)))
+        gone = trumps[:gone_trumps] + non_trumps[: gone_free - gone_trumps]
+        pile = trumps[gone_trumps:] + non_trumps[gone_free - gone_trumps :]
         return _mixed(gone, rng), _mixed(pile, rng)
 
     def _spec(self, pool: CardMask, rooms: list[int], gone_free: int) -> _Spec:
@@ -297,7 +300,7 @@ class _AfterFill:
 
     # - the hidden history of the look -
 
-    def _undo_look(self) -> tuple[dict[Seat, CardMask], list[tuple]] | None:
+    def _undo_look(self) -> tuple[dict[Seat, CardMask], list[LookEntry]] | None:
         """Rebuild the other lookers' turns backwards from the hands after the look.
 
         Returns each seat's hand before the look and the full look log, or ``None``.
@@ -307,9 +310,10 @@ class _AfterFill:
         before[me] = self.my_before
         self.takes_left = [0 if seat == me else facts.takes[seat] for seat in SEATS]
         known_pile = mask_of(self.pile.values())
-        log: list[tuple] = [()] * len(facts.entries)
+        log: list[LookEntry] = [_UNDONE] * len(facts.entries)  # every slot rebuilt below
         for entry in reversed(facts.entries):
             if entry.seat == me:
+                assert entry.card is not None  # the seat saw its own turns' cards
                 log[entry.index] = (me, entry.card, StockChoice(entry.move, entry.give_up))
                 if entry.move is STOP_MOVE and not self._undo_leave_or_stop(entry):
                     return None  # the rest of the pile went face down unseen
@@ -331,7 +335,7 @@ class _AfterFill:
 
     def _undo_take(
         self, entry: _Entry, before: dict[Seat, CardMask], known_pile: CardMask
-    ) -> tuple | None:
+    ) -> LookEntry | None:
         seat, view = entry.seat, self.view
         hand = before[seat]
         self.takes_left[seat] -= 1
@@ -480,7 +484,7 @@ class _AfterFill:
                 return False
         return True
 
-    def _world(self, kept: list[CardMask], fill: list[CardMask], log: list[tuple]) -> _World:
+    def _world(self, kept: list[CardMask], fill: list[CardMask], log: list[LookEntry]) -> _World:
         facts, view = self.facts, self.view
         stock: list[Card] = []
         for seat in seats_from(left_of(facts.dealer)):

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import product
 from math import comb
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from ..cards import Seat
 
@@ -94,7 +94,9 @@ def _multinomial(total: int, parts: Iterable[int]) -> int:
     return ways
 
 
-def _trump_draws(spec: _Spec, trumps: tuple[int, ...]) -> list[tuple[tuple, int]]:
+def _trump_draws(
+    spec: _Spec, trumps: tuple[int, ...]
+) -> list[tuple[tuple[tuple[int, ...], ...], int]]:
     """How the hidden hands' trumps can be drawn, with weights.
 
     Without a points rule every draw of ``trumps`` cards per hand is alike: one entry.
@@ -110,7 +112,7 @@ def _trump_draws(spec: _Spec, trumps: tuple[int, ...]) -> list[tuple[tuple, int]
         per_team[team] = sum(counts)
         spread *= _multinomial(per_team[team], counts)
     needed = [spec.points[t] - spec.pinned_points[t] for t in (0, 1)]
-    draws = []
+    draws: list[tuple[tuple[tuple[int, ...], ...], int]] = []
     for first in _compositions(per_team[0], needed[0], spec.classes):
         left = tuple(c - f for c, f in zip(spec.classes, first, strict=True))
         for second in _compositions(per_team[1], needed[1], left):
@@ -170,7 +172,10 @@ def _trump_counts_ok(
     return not (team_out and (counts[0] or counts[2]) and (counts[1] or counts[3]))
 
 
-def _weighted(rng: random.Random, draws: list[tuple[object, int]]) -> object:
+_DrawT = TypeVar("_DrawT")
+
+
+def _weighted(rng: random.Random, draws: list[tuple[_DrawT, int]]) -> _DrawT:
     total = sum(weight for _, weight in draws)
     pick = rng.randrange(total)
     for value, weight in draws:

@@ -151,17 +151,17 @@ def _add_play_facts(facts: _Facts) -> None:
     team_need: tuple[int, ...] = ()
     if active:
         order = seats_from(view.leader)
-        in_trick = [seat for seat, _ in view.trick]
+        playing = [seat for seat, _ in view.trick]
         mover = _mover(view)
-        if mover >= 0 and mover not in in_trick:
+        if mover >= 0 and mover not in playing:
             frontier = order.index(mover)
             must_hold.add(mover)
         else:  # only the seats passed over are known
-            frontier = order.index(in_trick[-1]) + 1 if in_trick else 0
-        voids.update(seat for seat in order[:frontier] if seat not in in_trick)
-        if not in_trick:
+            frontier = order.index(playing[-1]) + 1 if playing else 0
+        voids.update(seat for seat in order[:frontier] if seat not in playing)
+        if not playing:
             must_hold.add(view.leader)
-        team_need = tuple(t for t in (0, 1) if all(team_of(seat) != t for seat in in_trick))
+        team_need = tuple(t for t in (0, 1) if all(team_of(seat) != t for seat in playing))
     facts.voids = frozenset(voids)
     facts.must_hold = frozenset(must_hold)
     facts.team_need = team_need

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias
 
-from ..actions import StockMove
+from ..actions import StockChoice, StockMove
 from ..cards import Card, CardMask, Seat
 from ..views import PlayerView
+
+LookEntry: TypeAlias = tuple[Seat, Card, StockChoice]
+"""One turn of the look through the stock, as the engine logs it: who, the card, the choice."""
+
+if TYPE_CHECKING:
+    from .after_fill import _Layout  # it reads these facts: imported for the type only
 
 
 class _Infeasible(Exception):
@@ -48,7 +55,7 @@ class _World:
     look_cards: tuple[Card, ...] = ()
     gone: CardMask = 0
     fill: tuple[CardMask, CardMask, CardMask, CardMask] = (0, 0, 0, 0)
-    look_log: tuple = ()
+    look_log: tuple[LookEntry, ...] = ()
     deck: tuple[Card, ...] = ()
 
 
@@ -84,5 +91,5 @@ class _Facts:
     my_options: tuple[tuple[dict[int, Card], CardMask], ...] = ()
     """Legal joker codes of the seat's own give-ups, with its hand before the look."""
     my_fallback: tuple[dict[int, Card], CardMask] = field(default_factory=lambda: ({}, 0))
-    layouts: dict = field(default_factory=dict)
+    layouts: dict[tuple[int, bool], _Layout] = field(default_factory=dict)
     """Memo of ``_Layout`` per (own joker-code choice, strictness)."""

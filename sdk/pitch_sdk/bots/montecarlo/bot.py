@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
-from ...actions import Action, Bid, Discard, NameTrump, PickUp, Play, StockChoice
+from ...actions import Bid, Discard, NameTrump, PickUp, Play, StockChoice
 from ...bot import Bot
 from ...cards import cards_in
 from ...views import PlayerView
 from ..greedy import keep_value
-from .search import MAX_WORLDS, SearchResult, deadline_of, search
+from .search import MAX_WORLDS, ChoiceT, SearchResult, deadline_of, search
 
 BID_CEILING = 11
 """The highest bid searched (a legal higher one is searched only if nothing else is)."""
@@ -51,10 +52,10 @@ class MonteCarloBot(Bot):
         depends only on the seed: a match then replays exactly."""
         self.log = log
         """Print each search's figures (to the seat's log file in a match)."""
-        self.last: SearchResult | None = None
+        self.last: SearchResult[Any] | None = None
         """The most recent search, for tests and benchmarks."""
 
-    def _search(self, view: PlayerView, candidates: Sequence[Action]) -> Action:
+    def _search(self, view: PlayerView, candidates: Sequence[ChoiceT]) -> ChoiceT:
         started = time.perf_counter()
         deadline = deadline_of(self.budget, started)
         result = search(view, candidates, self.rng, deadline, max_worlds=self.max_worlds)
@@ -62,7 +63,8 @@ class MonteCarloBot(Bot):
         if self.log:
             ms = (time.perf_counter() - started) * 1000
             print(
-                f"hand {view.hand_number} {view.decision.name.lower()}: {result.action} "
+                f"hand {view.hand_number} {view.decision and view.decision.name.lower()}: "
+                f"{result.action} "
                 f"({result.worlds} samples, {result.playouts} playouts, {ms:.0f} ms)",
                 flush=True,
             )

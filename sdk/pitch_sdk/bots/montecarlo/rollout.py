@@ -21,7 +21,9 @@ itself changes them (less noise when comparing actions).
 
 from __future__ import annotations
 
-from ...actions import Action, Bid, NameTrump, Play, StockChoice, StockMove
+from typing import cast
+
+from ...actions import Action, Bid, Discard, NameTrump, PickUp, Play, StockChoice, StockMove
 from ...cards import (
     DEUCE,
     JOKER,
@@ -61,7 +63,7 @@ def choose(state: GameState, seat: int) -> Action:
     if phase == LOOKING:
         return _look(state, seat)
     trump = state.trump
-    legal = state.legal_actions()
+    legal = cast(tuple[Discard | PickUp, ...], state.legal_actions())  # sets of cards now
     worth = [sum(keep_value(card, trump) for card in cards_in(a.cards)) for a in legal]
     if phase == DISCARDING:  # throw out what is worth least
         return legal[worth.index(min(worth))]
@@ -71,7 +73,8 @@ def choose(state: GameState, seat: int) -> Action:
 
 
 def _bid(state: GameState, seat: int) -> Bid:
-    amounts = [action.amount for action in state.legal_actions() if action.amount]
+    bids = cast(tuple[Bid, ...], state.legal_actions())  # the bidding phase
+    amounts = [action.amount for action in bids if action.amount]
     if not amounts:
         return Bid(0)  # someone bid 13: passing is all that is left
     lowest = min(amounts)
@@ -105,7 +108,7 @@ def _strength(state: GameState, card: int) -> int:
 
 
 def _play(state: GameState, seat: int) -> Play:
-    legal = state.legal_actions()
+    legal = cast(tuple[Play, ...], state.legal_actions())  # the play phase
     trump = state.trump
     points = POINTS[trump]
     strength = STRENGTH[trump]

@@ -27,7 +27,9 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
+from ...actions import Action
 from ...cards import team_of
 from ...determinize import determinize
 from ...rules import GameState
@@ -53,13 +55,17 @@ WIN_BONUS = 20.0
 target, a hand that wins the game matters more than its points."""
 
 
+ChoiceT = TypeVar("ChoiceT", bound=Action)
+"""The kind of action searched (``Bid``, ``Play``...): the result is one of the candidates."""
+
+
 @dataclass
-class SearchResult:
+class SearchResult(Generic[ChoiceT]):
     """What a search found: the chosen action, and the figures behind it (for logs)."""
 
-    action: object
+    action: ChoiceT
     """The action chosen: the best mean over the samples."""
-    means: dict
+    means: dict[ChoiceT, float]
     """Average value of each candidate over the samples."""
     worlds: int
     """Samples taken."""
@@ -87,12 +93,12 @@ def hand_value(before: GameState, after: GameState, team: int) -> float:
 
 def search(
     view: PlayerView,
-    candidates: Sequence[object],
+    candidates: Sequence[ChoiceT],
     rng: random.Random,
     deadline: float,
     *,
     max_worlds: int = MAX_WORLDS,
-) -> SearchResult:
+) -> SearchResult[ChoiceT]:
     """Pick the candidate with the best average hand value over sampled deals.
 
     Args:
