@@ -115,12 +115,12 @@ def analyze(
 
 
 def _with_progress(decisions: Iterator[DecisionValue], hands: int) -> Iterator[DecisionValue]:
-    """The decisions, with a line on stderr as each hand's first one is valued."""
+    """The decisions, with a line on stderr as each hand's are valued."""
     shown = 0
     for decision in decisions:
         if decision.hand != shown:
             shown = decision.hand
-            typer.echo(f"valued the first decision of hand {shown} of {hands}", err=True)
+            typer.echo(f"valuing the decisions of hand {shown} of {hands}", err=True)
         yield decision
 
 
@@ -230,10 +230,12 @@ def _replayable(paths: list[Path]) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def _losses_table(ranked: list[BotLosses], samples: int) -> Table:
     """One row per bot: points lost per game and in each game."""
-    what = "card plays (double-dummy)"
-    if samples:
-        what += f" and decisions before the play ({samples} sampled deals each)"
-    table = Table(title=f"Points lost to costly {what}, by bot")
+    table = Table(title="Points lost to costly decisions, by bot")
+    table.caption = "card plays: double-dummy, exact; " + (
+        f"bids, trumps, discards, pick-ups and the stock: on {samples} sampled deals each"
+        if samples
+        else "the decisions before the play: not valued (--samples 0)"
+    )
     for column in ("bot", "games", "lost ± error", "per game", "by game"):
         table.add_column(column, justify="left" if column in ("bot", "by game") else "right")
     for losses in ranked:
