@@ -190,11 +190,11 @@ def decision_values(
         if not isinstance(event, Step) or (hand is not None and event.hand != hand):
             continue
         kind = event.before.decision()
-        if kind is Decision.PLAY or event.forced:
+        if kind is None or kind is Decision.PLAY or event.forced:
             continue
         rng = random.Random(f"{seed}/{event.hand}/{event.index}")
         choices = choice_values(event.before.view(event.seat), samples, rng)
-        yield _decision(event, step, kind, choices, samples)  # type: ignore[arg-type]
+        yield _decision(event, step, kind, choices, samples)
 
 
 def _decision(
