@@ -11,12 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pitch_sdk.actions import Bid, Decision, StockMove
-from pitch_sdk.analysis import choices
+from pitch_sdk.analysis import choices, solve
 from pitch_sdk.analysis.choices import choice_values, decision_values
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import SEATS, parse_card
 from pitch_sdk.determinize import determinize
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.progress import PLAYING
 from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
@@ -67,6 +68,29 @@ def test_a_set_costs_the_bidding_team_its_bid_while_the_defenders_add_what_they_
     (bidders,) = values_of(state.view(3), 8, 4).values()
     assert bidders.value == -13  # the bidder's partner: its team set on every sample
     assert 0 < defenders.value <= 13
+
+
+def test_a_card_to_play_is_valued_by_solving_the_rest_of_the_play_on_each_sample() -> None:
+    record = play_game([GreedyBot() for _ in SEATS], 3, RuleOptions(hand_cap=1))
+    event = next(  # a defender in the middle of a trick: its hand score is what it takes
+        e
+        for e in walk(record)
+        if isinstance(e, Step) and e.before.decision() is Decision.PLAY and e.before.trick
+        if len(e.before.legal_actions()) > 1 and e.seat % 2 != e.before.bidder % 2
+    )
+    view = event.before.view(event.seat)
+    values = values_of(view, 4, 9)
+    rng = random.Random(9)
+    samples = [determinize(view, rng) for _ in range(4)]
+    for action in view.legal_actions:
+        points = 0
+        for sample in samples:
+            state = sample.copy()
+            state.advance(action)
+            points += (solve(state).taken if state.phase is PLAYING else state.taken)[
+                event.seat % 2
+            ]
+        assert values[str(action)].value == points / 4
 
 
 GAMES = {

@@ -131,7 +131,9 @@ def choice_values(
     """Each legal action of ``view.seat`` now, valued on ``samples`` deals sampled from
     ``view`` alone (the module's docstring says how).
 
-    Only the view is read, so nothing the seat could not know enters the estimate.
+    Only the view is read, so nothing the seat could not know enters the estimate. A
+    card to play is valued the same way (the rest of the play solved on each sample), as
+    a search bot would.
 
     Args:
         view: the deciding seat's view (``state.view(seat)`` or what a bot was sent).
@@ -215,7 +217,7 @@ def _play_out(
     state: GameState, policy: GreedyBot, solved: dict[tuple, tuple[int, int]]
 ) -> HandOutcome:
     """The hand's outcome from ``state``: the greedy bot's decisions up to the first lead,
-    then the play solved double-dummy (one solve per distinct first lead in ``solved``)."""
+    then the play solved double-dummy (one solve per distinct position in ``solved``)."""
     while (kind := state.decision()) is not None and kind is not Decision.PLAY:
         legal = state.legal_actions()
         if len(legal) == 1:
@@ -226,7 +228,8 @@ def _play_out(
         result = state.hand_results[-1]
         return HandOutcome(result.points, result.bid, team_of(result.bidder), 0)
     trumps = TRUMPS[state.trump]
-    key = (tuple(hand & trumps for hand in state.hands), state.trump, state.to_move)
+    hands = tuple(hand & trumps for hand in state.hands)
+    key = (hands, state.trump, state.to_move, state.trick, state.jokers_played, state.taken)
     taken = solved.get(key)
     if taken is None:
         taken = solved[key] = solve(state).taken
