@@ -38,7 +38,7 @@ def analyze(
         Path,
         typer.Argument(
             help="A game record (JSON or gzip-compressed JSON), or a match folder to rank "
-            "each bot's costliest card plays."
+            "each bot's costliest decisions."
         ),
     ],
     hand: Annotated[
