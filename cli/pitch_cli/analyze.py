@@ -63,8 +63,7 @@ def analyze(
     ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
-    """Show each hand's par, each card played with its double-dummy cost, and each
-    decision before the play with the expected points of each of its choices.
+    """Show each hand's par and what each card, bid, trump, discard and stock choice cost.
 
     The par is the hand solved from its first lead with all hands seen and every seat
     playing its best. A card's cost is its team's points lost against the best card, for
