@@ -4,9 +4,10 @@ Run by hand: ``uv run python bench/choices.py [--games N] [--samples S] [--seed 
 Results are recorded in ``bench/RESULTS.md`` (section "decision values"). Greedy
 self-play games of a few hands are analysed with ``pitch_sdk.analysis.decision_values``
 at the default sample count; the figures are the time per decision by kind (median and
-90th percentile), the time per hand, and the median decision's time over the median time
-of one double-dummy solve from a first lead measured in the same run (the solver's speed
-moves both, so the ratio is steadier than the times on a shared machine).
+90th percentile), the time per hand (and its CPU time, steadier on a shared machine), and
+the median decision's time over the median time of one double-dummy solve from a first
+lead measured in the same run (the solver's speed moves both, so the ratio is steadier
+than the times on a shared machine).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def main() -> None:
     by_kind: dict[str, list[float]] = defaultdict(list)
     hands = 0
     total = 0.0
+    cpu = time.process_time()
     for game in range(args.games):
         record = play_game(
             [GreedyBot() for _ in range(4)],
@@ -68,6 +70,7 @@ def main() -> None:
             by_kind[decision.kind].append(now - start)
             total += now - start
             start = now
+    cpu = time.process_time() - cpu
     solve_median = solve_ms(100, args.seed)
     every = [seconds for times in by_kind.values() for seconds in times]
     print(f"{args.samples} samples a decision; one first-lead solve: {solve_median:.1f} ms median")
@@ -79,7 +82,7 @@ def main() -> None:
             f"| {kind} | {len(times)} | {median:.0f} | {percentile(times, 0.9) * 1e3:.0f} | "
             f"{median / solve_median:.0f}x |"
         )
-    print(f"per hand: {total / hands:.1f} s over {hands} hands")
+    print(f"per hand: {total / hands:.1f} s, {cpu / hands:.1f} s of CPU, over {hands} hands")
 
 
 if __name__ == "__main__":
