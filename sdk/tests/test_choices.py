@@ -60,6 +60,16 @@ def test_with_the_top_trumps_a_bid_high_enough_to_keep_the_contract_is_clearly_b
     assert best.value - values["bid 13"].value > 2 * values["bid 13"].error > 0
 
 
+def test_choices_with_the_same_outcome_on_every_sample_tie_exactly() -> None:
+    # All the choices see the same samples: pass, bid 4, 5 and 6 are outbid on every one
+    # of these, so the hand goes the same way and their values and errors are equal.
+    state = bidding_with(["4C", "5C", "6C", "4D", "5D", "6D", "4H", "5H", "6H"])
+    values = values_of(state.view(1), 8, 3)
+    assert [value.action for value in values.values()] == [str(a) for a in state.legal_actions()]
+    tied = {(values[action].value, values[action].error) for action in ("pass", "bid 4", "bid 6")}
+    assert len(tied) == 1 and values["bid 13"].value == -13
+
+
 def test_a_set_costs_the_bidding_team_its_bid_while_the_defenders_add_what_they_take() -> None:
     state = bidding_with(["4C", "5C", "6C", "4D", "5D", "6D", "4H", "5H", "6H"])
     state.apply(Bid(13))
