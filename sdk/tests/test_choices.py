@@ -42,7 +42,7 @@ def values_of(view: PlayerView, samples: int, seed: int) -> dict[str, choices.Ch
     return {value.action: value for value in choice_values(view, samples, random.Random(seed))}
 
 
-def test_with_nothing_in_hand_passing_is_clearly_best_and_a_13_bid_is_about_minus_13() -> None:
+def test_with_nothing_in_hand_passing_is_clearly_best_and_a_13_bid_is_set_on_every_sample() -> None:
     state = bidding_with(["4C", "5C", "6C", "4D", "5D", "6D", "4H", "5H", "6H"])
     values = values_of(state.view(1), 16, 1)
     best = max(values.values(), key=lambda value: value.value)
