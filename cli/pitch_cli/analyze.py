@@ -27,8 +27,8 @@ from pitch_sdk.record import replay as replay_record
 from .render import count_of, output_console
 
 DEFAULT_GAMES = 2
-"""Games of a match analysed by default: each takes minutes with the decisions before
-the play sampled (bench/RESULTS.md, section "decision values")."""
+"""Games of a match analysed by default: each takes about a minute of CPU with the
+decisions before the play sampled (bench/RESULTS.md, section "decision values")."""
 TOP_DECISIONS = 5
 """The costliest decisions shown for each bot of a match."""
 

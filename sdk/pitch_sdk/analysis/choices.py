@@ -51,8 +51,9 @@ from .outcome import HandOutcome
 from .solver import solve
 
 DEFAULT_SAMPLES = 32
-"""Sampled deals per decision: about a second per decision of a few choices, with a
-standard error of a point or two on the differences between choices."""
+"""Sampled deals per decision: about half a second of CPU for a decision (bench/RESULTS.md,
+"decision values"), and a standard error of a point or two on the differences between
+choices."""
 
 
 @dataclass(frozen=True)
