@@ -78,7 +78,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "analyze": CommandEntry(
         "analyze",
         "analyze",
-        "Show each hand's par and each card played with its double-dummy cost.",
+        "Show each hand's par and what each card, bid, trump, discard and stock choice cost.",
     ),
     "rerun": CommandEntry(
         "rerun",

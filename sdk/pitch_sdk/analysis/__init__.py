@@ -5,10 +5,24 @@ trumps, discards and the stock) and returns a ``HandOutcome``: the points each t
 in the hand when every seat plays its best for its team, and whether the bid is made.
 The objective is defined in ``outcome.py``; ``exhaustive_solve`` is the plain reference
 search the solver is tested against.
+
+The decisions before the play (bids, trumps, discards, pick-ups, the stock) are made
+without seeing the other hands: ``decision_values(record)`` values each legal choice of
+each of them on sampled deals, each solved double-dummy (``choices.py``).
 """
 
+from .choices import DEFAULT_SAMPLES, ChoiceValue, DecisionValue, choice_values, decision_values
 from .exhaustive import exhaustive_solve
 from .outcome import HandOutcome
 from .solver import solve
 
-__all__ = ["HandOutcome", "exhaustive_solve", "solve"]
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "ChoiceValue",
+    "DecisionValue",
+    "HandOutcome",
+    "choice_values",
+    "decision_values",
+    "exhaustive_solve",
+    "solve",
+]

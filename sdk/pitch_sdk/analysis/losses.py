@@ -1,56 +1,102 @@
-"""Where each bot of a match lost points: its card plays ranked by double-dummy cost.
+"""Where each bot of a match lost points: its decisions ranked by what they cost.
 
-Each game's plays are costed (``costs.play_costs``) and charged to the bot in the seat
-that played, named as the record's ``players`` name it (``name version``), so a bot that
-sits in both seats of a team is one bot, and the same bot across games adds up.
+Each game's card plays are costed exactly, double-dummy (``costs.play_costs``), and its
+decisions before the play (bids, trumps, discards, pick-ups, the stock) on sampled deals
+(``choices.decision_values``), which gives each of those costs a standard error. Every
+cost is charged to the bot in the seat that decided, named as the record's ``players``
+name it (``name version``), so a bot that sits in both seats of a team is one bot, and
+the same bot across games adds up. The errors of a bot's sampled costs add as
+independent errors (each decision has samples of its own): the square root of the sum
+of their squares.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .choices import DEFAULT_SAMPLES, DecisionValue, decision_values
 from .costs import PlayCost, play_costs
 
 
 @dataclass(frozen=True)
-class BotPlay:
-    """A card a bot played in a game, with its cost.
+class BotDecision:
+    """A decision a bot made in a game, with its cost: a card played (exact) or a
+    decision before the play (estimated on sampled deals).
 
     Attributes:
         bot: the bot, as ``name version``.
         game: the game's name (its record's file name without the suffix).
-        play: the card and its cost.
+        decision: the card played and its cost, or the decision and its choices' values.
     """
 
     bot: str
     game: str
-    play: PlayCost
+    decision: PlayCost | DecisionValue
+
+    @property
+    def cost(self) -> float:
+        """The points the decision lost against the best choice."""
+        return self.decision.cost
+
+    @property
+    def error(self) -> float | None:
+        """The standard error of ``cost``; ``None`` for a card, whose cost is exact."""
+        return self.decision.error if isinstance(self.decision, DecisionValue) else None
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields as plain JSON values, the play's flattened in."""
-        return {"bot": self.bot, "game": self.game, **self.play.as_dict()}
+        """One shape for both kinds: ``kind`` is ``play`` for a card, ``best`` the best
+        choices (cards that tie, space-separated), ``samples`` ``None`` when exact."""
+        decision = self.decision
+        if isinstance(decision, PlayCost):
+            kind, chosen, best, samples = "play", decision.played, " ".join(decision.best), None
+        else:
+            kind, chosen, best, samples = (
+                decision.kind, decision.chosen, decision.best, decision.samples,
+            )  # fmt: skip
+        return {
+            "bot": self.bot,
+            "game": self.game,
+            "hand": decision.hand,
+            "index": decision.index,
+            "seat": decision.seat,
+            "kind": kind,
+            "chosen": chosen,
+            "best": best,
+            "cost": self.cost,
+            "error": self.error,
+            "samples": samples,
+        }
 
 
 @dataclass(frozen=True)
 class BotLosses:
-    """A bot's points lost to costly card plays over the games analysed.
+    """A bot's points lost to costly decisions over the games analysed.
 
     Attributes:
         bot: the bot, as ``name version``.
         lost_by_game: the points lost in each game it played, by game name.
-        costliest: its costliest plays, the costliest first.
+        error_by_game: the standard error of each game's points lost (0 when only card
+            plays were costed).
+        costliest: its costliest decisions, cards and others together, the costliest first.
     """
 
     bot: str
-    lost_by_game: dict[str, int]
-    costliest: tuple[BotPlay, ...]
+    lost_by_game: dict[str, float]
+    error_by_game: dict[str, float]
+    costliest: tuple[BotDecision, ...]
 
     @property
-    def lost(self) -> int:
+    def lost(self) -> float:
         """The points lost in all its games."""
         return sum(self.lost_by_game.values())
+
+    @property
+    def error(self) -> float:
+        """The standard error of ``lost``."""
+        return math.sqrt(sum(error**2 for error in self.error_by_game.values()))
 
     @property
     def per_game(self) -> float:
@@ -62,9 +108,11 @@ class BotLosses:
         return {
             "bot": self.bot,
             "lost": self.lost,
+            "error": self.error,
             "per_game": self.per_game,
             "lost_by_game": self.lost_by_game,
-            "costliest": [play.as_dict() for play in self.costliest],
+            "error_by_game": self.error_by_game,
+            "costliest": [decision.as_dict() for decision in self.costliest],
         }
 
 
@@ -79,25 +127,50 @@ def bot_name(record: dict[str, Any], seat: int) -> str:
 
 
 def bot_losses(
-    games: Iterable[tuple[str, dict[str, Any]]], hand: int | None = None, top: int = 5
+    games: Iterable[tuple[str, dict[str, Any]]],
+    hand: int | None = None,
+    top: int = 5,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = 0,
 ) -> list[BotLosses]:
     """Each bot's losses in ``games`` (name and record pairs, which must replay cleanly),
-    the bot losing most per game first, with its ``top`` costliest plays; only ``hand``
-    of each game when one is given."""
-    lost: dict[str, dict[str, int]] = {}
-    plays: dict[str, list[BotPlay]] = {}
+    the bot losing most per game first, with its ``top`` costliest decisions; only
+    ``hand`` of each game when one is given.
+
+    The decisions before the play are valued on ``samples`` sampled deals drawn from
+    ``seed`` (``decision_values``); ``samples=0`` costs the card plays only.
+
+    Raises:
+        ValueError: ``samples`` is 1 (an error needs two) or negative.
+    """
+    if samples == 1 or samples < 0:
+        raise ValueError(f"at least 2 samples are needed to state an error, not {samples}")
+    lost: dict[str, dict[str, float]] = {}
+    variance: dict[str, dict[str, float]] = {}
+    costly: dict[str, list[BotDecision]] = {}
     for game, record in games:
         seats = [bot_name(record, seat) for seat in range(4)]
         for bot in seats:
             lost.setdefault(bot, {})[game] = 0
-            plays.setdefault(bot, [])
-        for play in play_costs(record, hand):
-            bot = seats[play.seat]
-            lost[bot][game] += play.cost
-            if play.cost:
-                plays[bot].append(BotPlay(bot, game, play))
+            variance.setdefault(bot, {})[game] = 0.0
+            costly.setdefault(bot, [])
+        decisions: list[PlayCost | DecisionValue] = list(play_costs(record, hand))
+        if samples:
+            decisions += decision_values(record, hand, samples=samples, seed=seed)
+        for decision in decisions:
+            charged = BotDecision(seats[decision.seat], game, decision)
+            lost[charged.bot][game] += charged.cost
+            variance[charged.bot][game] += (charged.error or 0.0) ** 2
+            if charged.cost:
+                costly[charged.bot].append(charged)
     ranked = [
-        BotLosses(bot, by_game, tuple(sorted(plays[bot], key=lambda p: -p.play.cost)[:top]))
+        BotLosses(
+            bot,
+            by_game,
+            {game: math.sqrt(spread) for game, spread in variance[bot].items()},
+            tuple(sorted(costly[bot], key=lambda decision: -decision.cost)[:top]),
+        )
         for bot, by_game in lost.items()
     ]
     return sorted(ranked, key=lambda losses: -losses.per_game)
