@@ -223,6 +223,6 @@ def test_the_page_shows_the_par_column_once_the_analysis_is_kept(client):
         taken = par["taken"]
         made = "made" if par["made"] else "set"
         assert (
-            f'<span class="team0">{taken[0]}</span> – <span class="team1">{taken[1]}</span> '
-            f'<span class="par-result">{made}</span>'
+            f'<span class="team0">{taken[0]}</span> – <span class="team1">{taken[1]}</span>'
+            f'<span class="par-result wide"> {made}</span>'
         ) in page

@@ -110,7 +110,7 @@
       this.byStep = new Map(analysis.decisions.map((decision) => [decision.step, decision]));
       const costly = analysis.decisions.filter((decision) => decision.cost > 0).length;
       this.status.replaceChildren(el("span", { "data-testid": "analysis-done" },
-        `${analysis.decisions.length} decisions analysed, ${costly} cost points; each step shows its own.`));
+        `${analysis.decisions.length} decisions analysed, ${costly} of them costly; each step shows its own.`));
       fillPars(analysis.pars);
       this.api.onDraw((viewer) => this.draw(viewer));
     }
@@ -181,8 +181,9 @@
       const row = document.querySelector(`[data-testid=hand-row][data-hand="${par.hand}"]`);
       const cell = row && row.querySelector("[data-testid=hand-par]");
       if (!cell) continue;
-      cell.replaceChildren(el("span", { class: "team0" }, par.taken[0]), " \u2013 ", el("span", { class: "team1" }, par.taken[1]), " ",
-        el("span", { class: "par-result" }, par.made ? "made" : "set"));
+      cell.title = par.made ? "the bid is made with best play" : "the bid is set with best play";
+      cell.replaceChildren(el("span", { class: "team0" }, par.taken[0]), " \u2013 ", el("span", { class: "team1" }, par.taken[1]),
+        el("span", { class: "par-result wide" }, ` ${par.made ? "made" : "set"}`));
     }
     for (const node of document.querySelectorAll(".pv-par")) node.hidden = false;
   }
