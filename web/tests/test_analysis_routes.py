@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 
 from pitch_sdk.analysis.costs import play_costs
 from pitch_sdk.analysis.par import hand_pars
@@ -22,14 +23,16 @@ from pitch_sdk.selfplay import play_game
 from pitch_web.analysis_jobs import AnalysisJobs
 from pitch_web.analysis_store import AnalysisStore
 from pitch_web.app import create_app
-from pitch_web.source import FolderSource
+from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
 
-WEB_TESTS = str(Path(__file__).parent)
-if WEB_TESTS not in sys.path:
-    sys.path.insert(0, WEB_TESTS)
+WEB_TESTS = Path(__file__).parent
+for folder in (WEB_TESTS, WEB_TESTS.parents[1] / "ladder" / "tests"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 from analysis_testkit import RELEASE, failing_analyse, held_analyse  # noqa: E402
+from ladder_testkit import add_game_with_record, add_match, ladder_with  # noqa: E402
 
 GAME = "m/games/g.json"
 
@@ -226,3 +229,25 @@ def test_the_page_shows_the_par_column_once_the_analysis_is_kept(client):
             f'<span class="team0">{taken[0]}</span> – <span class="team1">{taken[1]}</span>'
             f'<span class="par-result wide"> {made}</span>'
         ) in page
+
+
+def test_a_ladder_keeps_its_games_analyses_under_its_folder(tmp_path):
+    db = f"sqlite:///{tmp_path / 'ladder.db'}"
+    ladder, versions = ladder_with(db, tmp_path, ["alpha", "beta"])
+    with Session(ladder.engine) as session:
+        match = add_match(session, 1, versions["alpha"], versions["beta"])
+        number = add_game_with_record(session, match, "pair-00000-a", 1.0, a_game())
+    ladder.close()
+    source = LadderSource(tmp_path / "ladder", db)
+    app = create_app(source)
+    try:
+        client = TestClient(app)
+        assert client.post(f"/api/analysis/{number}").status_code == 202
+        assert finished(client, str(number))["state"] == "done"
+        kept = list((tmp_path / "ladder" / "analysis").iterdir())
+        assert len(kept) == 1 and kept[0].name.endswith(".analysis.json")
+        assert client.post("/api/analysis/999").status_code == 404
+        assert client.get("/api/analysis/not-a-number").status_code == 404
+    finally:
+        app.state.analyses.close()
+        source.close()
