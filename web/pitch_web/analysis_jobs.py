@@ -61,6 +61,10 @@ class Job:
         return {"state": self.state, "done": self.done, "total": self.total}
 
 
+_Work = tuple[Job, dict[str, Any], dict[tuple[int, int], int]]
+"""A queued analysis: its job, the record and ``decision_steps`` of its timeline."""
+
+
 class AnalysisJobs:
     """``workers`` analyses at once, ``queued`` more waiting, their results kept in ``store``.
 
@@ -85,8 +89,7 @@ class AnalysisJobs:
         self.nice = nice
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}
-        self._waiting: queue.Queue[tuple[Job, dict[str, Any], dict[tuple[int, int], int]] | None]
-        self._waiting = queue.Queue()
+        self._waiting: queue.Queue[_Work | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._processes: set[BaseProcess] = set()
         self._closed = False
@@ -153,7 +156,10 @@ class AnalysisJobs:
                 job.state = "running"
             try:
                 analysis = self._run(job, record, steps)
-                self.store.put(job.key, job.version, analysis)
+                with self._lock:
+                    superseded = self._jobs.get(job.key) is not job  # its record changed
+                if not superseded:
+                    self.store.put(job.key, job.version, analysis)
             except AnalysisFailed as error:
                 self._failed(job, str(error))
             except OSError as error:
