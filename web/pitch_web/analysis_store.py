@@ -24,8 +24,9 @@ from typing import Any
 
 from .game_analysis import FORMAT_VERSION
 
-KEPT_ANALYSES = 2000
-"""Analyses kept per server: about 30 KB each for a game of 20 hands, 250 KB for 155."""
+KEPT_ANALYSES = 1000
+"""Analyses kept per server: about 4 KB a hand (45 KB for a 12-hand game, 0.6 MB for
+155 hands), so some 50 MB for games of a usual length."""
 SUFFIX = ".analysis.json"
 
 
