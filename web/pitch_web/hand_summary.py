@@ -8,8 +8,8 @@ them and no rule is applied here or in the browser.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -19,7 +19,9 @@ class HandRow:
 
     ``bidder``, ``bid`` and ``trump`` are ``None`` until decided, and ``made``, ``points``
     (each team's points taken) and ``scores`` (each team's score after it) until the hand
-    is scored (a game stopped mid-hand)."""
+    is scored (a game stopped mid-hand). ``par`` (each team's points with best play from
+    the first lead) and ``par_made`` (whether the bid is made so) come with the game's
+    analysis, for a hand that reached the play."""
 
     hand: int
     step: int
@@ -31,6 +33,8 @@ class HandRow:
     made: bool | None = None
     points: tuple[int, int] | None = None
     scores: tuple[int, int] | None = None
+    par: tuple[int, int] | None = None
+    par_made: bool | None = None
 
 
 def hand_rows(steps: Sequence[dict[str, Any]]) -> list[HandRow]:
@@ -62,3 +66,13 @@ def hand_rows(steps: Sequence[dict[str, Any]]) -> list[HandRow]:
                 "scores": tuple(scored["scores"]),
             }
     return [HandRow(**row) for row in rows]
+
+
+def with_pars(rows: Sequence[HandRow], pars: Mapping[int, Mapping[str, Any]]) -> list[HandRow]:
+    """``rows`` with the par of each hand in ``pars`` (``game_analysis.pars_by_hand``)."""
+    return [
+        row
+        if row.hand not in pars
+        else replace(row, par=tuple(pars[row.hand]["taken"]), par_made=pars[row.hand]["made"])
+        for row in rows
+    ]

@@ -20,6 +20,8 @@
  *   pitchViewer.setLogs(lines)     all the log lines so far (a live game's, which move to their steps)
  *   pitchViewer.follow(on)      follow the newest step (true) or stay put (false)
  *   pitchViewer.goto(index)     show the table after step `index`
+ *   pitchViewer.onDraw(hook)    call hook(viewer) after every drawing (and once now): a
+ *                               page's own additions to the table (analysis.js)
  *   pitchViewer.length, pitchViewer.position, pitchViewer.following
  * A page can also mount a viewer itself: PitchViewer.mount(element, timeline).
  *
@@ -275,6 +277,7 @@
       this.following = false;
       this.hideResult = storedHideResult();
       this.toAct = timeline.header.to_act || null; // who decides next, in a game going on
+      this.drawHooks = []; // a page's own additions, drawn after the viewer's (onDraw)
       this.build();
       this.appendSteps(timeline.steps || [], false);
       this.appendLogs(timeline.logs || [], false);
@@ -607,6 +610,7 @@
       this.drawScoreboard(table);
       this.drawNarrative();
       this.drawLogs();
+      for (const hook of this.drawHooks) hook(this);
     }
 
     drawHeadline() {
@@ -922,6 +926,10 @@
       setLogs: (lines) => viewer.setLogs(lines),
       follow: (on) => viewer.follow(on),
       goto: (index) => viewer.goto(index),
+      onDraw: (hook) => {
+        viewer.drawHooks.push(hook);
+        hook(viewer);
+      },
       get length() { return viewer.steps.length; },
       get position() { return viewer.position; },
       get following() { return viewer.following; },
