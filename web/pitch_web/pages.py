@@ -18,12 +18,17 @@ from fastapi.responses import HTMLResponse
 from . import models
 from .api import ladder_of
 from .app import render
-from .params import Before, Limit, Offset
-from .source import BadQuery, FolderSource, LadderSource
+from .compare import analyse, compare_hands
+from .pairs import SIDES, pair_rows
+from .params import Before, HandNumber, Limit, Offset, PairNumber
+from .source import BadQuery, FolderSource, LadderSource, NotFound
+from .viewer import cached_timeline
 
 router = APIRouter(include_in_schema=False)
 
 PAGE = 50
+MOST_GAMES = 100_000
+"""Every game of a match folder (its pairs are grouped before a page is cut)."""
 CHART_BOTS = 8
 """The standings chart draws the rating history of this many bots, from the top."""
 FAULT_CHOICES = {"yes": True, "no": False}
@@ -141,38 +146,115 @@ def matches(
 
 
 @router.get("/matches/{key:path}", response_class=HTMLResponse)
-def match(request: Request, key: str, before: Before = None, offset: Offset = 0) -> HTMLResponse:
-    """A match and its games."""
+def match(request: Request, key: str, offset: Offset = 0) -> HTMLResponse:
+    """A match and its games, a line per deal pair: both games, the pair's result for
+    bot A (the pentanomial's bucket), each game's faults, a link to the comparison."""
     source = request.app.state.source
     if isinstance(source, FolderSource):
         return _folder_match(request, source, key, offset)
     ladder = ladder_of(request)
     found = ladder.match(key)
-    infos = ladder.games(match=found.id, limit=PAGE, before=before)
-    return render(
-        request,
-        "match.html",
-        match=models.ladder_match(found),
-        games=[models.ladder_game(info) for info in infos],
-        older=_link(request, before=infos[-1].id) if len(infos) == PAGE else None,
-        newer=None,
-        newest=_link(request, before=None) if before else None,
-    )
+    games = [models.ladder_game(info) for info in ladder.match_games(found.id)]
+    return _match_page(request, models.ladder_match(found), games, offset)
 
 
 def _folder_match(request: Request, source: FolderSource, key: str, offset: int) -> HTMLResponse:
     header = source.match(key)
-    found, total = source.match_games(key, offset, PAGE)
+    found, _ = source.match_games(key, 0, MOST_GAMES)
+    rows = pair_rows([models.folder_game(game, header) for game in found], key)
+    shown = {game.game for row in rows[offset : offset + PAGE] for game in (row.a, row.b) if game}
+    counted = {
+        game.game: game
+        for game in source.with_faults(key, [game for game in found if game.game in shown])
+    }
+    games = [models.folder_game(counted.get(game.game, game), header) for game in found]
+    return _match_page(request, models.folder_match(header), games, offset, note=header.note)
+
+
+def _match_page(
+    request: Request,
+    match: models.MatchOut,
+    games: list[models.GameOut],
+    offset: int,
+    note: str | None = None,
+) -> HTMLResponse:
+    """A page of ``PAGE`` pairs of the match's ``games`` from ``offset``."""
+    rows = pair_rows(games, match.key)
     return render(
         request,
         "match.html",
-        match=models.folder_match(header),
-        games=[models.folder_game(game, header) for game in found],
-        note=header.note,
-        older=_link(request, offset=offset + PAGE) if offset + PAGE < total else None,
+        match=match,
+        pairs=rows[offset : offset + PAGE],
+        note=note,
+        older=_link(request, offset=offset + PAGE) if offset + PAGE < len(rows) else None,
         newer=_link(request, offset=max(0, offset - PAGE) or None) if offset else None,
-        newest=None,
     )
+
+
+@router.get("/compare/{pair}", response_class=HTMLResponse)
+def compare_served(request: Request, pair: PairNumber, hand: HandNumber = None) -> HTMLResponse:
+    """The duplicate comparison of a pair of the match folder served itself."""
+    return compare_pair(request, "", pair, hand)
+
+
+@router.get("/compare/{match:path}/{pair}", response_class=HTMLResponse)
+def compare_pair(
+    request: Request, match: str, pair: PairNumber, hand: HandNumber = None
+) -> HTMLResponse:
+    """The two games of a deal pair side by side, hand by hand, with the first decision
+    where they diverged in each hand; ``hand`` (by default the first that diverged) is
+    shown in full, its divergence analysed."""
+    found, keys = _pair_games(request, match, pair)
+    steps = [cached_timeline(request, key)["steps"] for key in keys]
+    hands = compare_hands(*steps)
+    if hand is None:
+        hand = next(
+            (line.hand for line in hands if line.divergence), hands[0].hand if hands else None
+        )
+    shown = next((line for line in hands if line.hand == hand), None)
+    if hand is not None and shown is None:
+        raise NotFound(f"no hand {hand} in pair {pair}: its games have {len(hands)}")
+    analysis = None
+    if shown is not None and shown.divergence is not None:
+        played = 0 if shown.divergence.a.action is not None else 1
+        analysis = analyse(
+            request.app.state.source.record(keys[played]), shown.hand, shown.divergence
+        )
+    players = [cached_timeline(request, key)["header"]["players"] for key in keys]
+    return render(
+        request,
+        "compare.html",
+        match=found,
+        pair=pair,
+        urls=[models.path_url("/view", key) for key in keys],
+        players=players,
+        hands=hands,
+        shown=shown,
+        analysis=analysis,
+    )
+
+
+def _pair_games(request: Request, key: str, pair: int) -> tuple[models.MatchOut, list[str]]:
+    """Match ``key`` and the keys of pair ``pair``'s two games, ``-a`` first.
+
+    Raises:
+        NotFound: no such match, or the pair has not both games.
+    """
+    ids = [f"pair-{pair:05d}-{side}" for side in SIDES]
+    source = request.app.state.source
+    if isinstance(source, FolderSource):
+        header = source.match(key)
+        listed, _ = source.match_games(key, 0, MOST_GAMES)
+        match, games = models.folder_match(header), {game.game: game.key for game in listed}
+    else:
+        ladder = ladder_of(request)
+        found = ladder.match(key)
+        listed_infos = ladder.match_games(found.id)
+        match, games = models.ladder_match(found), {i.game_id: str(i.id) for i in listed_infos}
+    missing = [game for game in ids if game not in games]
+    if missing:
+        raise NotFound(f"no game {missing[0]} in match {key or source.title!r} to compare")
+    return match, [games[game] for game in ids]
 
 
 @router.get("/games", response_class=HTMLResponse)
