@@ -18,11 +18,10 @@ from fastapi.responses import HTMLResponse
 from . import models
 from .api import ladder_of
 from .app import render
-from .compare import analyse, compare_hands
-from .pairs import SIDES, pair_rows
+from .comparison import pair_comparison
+from .pairs import pair_rows
 from .params import Before, HandNumber, Limit, Offset, PairNumber
-from .source import BadQuery, FolderSource, LadderSource, NotFound
-from .viewer import cached_timeline
+from .source import BadQuery, FolderSource, LadderSource
 
 router = APIRouter(include_in_schema=False)
 
@@ -204,57 +203,8 @@ def compare_pair(
     """The two games of a deal pair side by side, hand by hand, with the first decision
     where they diverged in each hand; ``hand`` (by default the first that diverged) is
     shown in full, its divergence analysed."""
-    found, keys = _pair_games(request, match, pair)
-    steps = [cached_timeline(request, key)["steps"] for key in keys]
-    hands = compare_hands(*steps)
-    if hand is None:
-        hand = next(
-            (line.hand for line in hands if line.divergence), hands[0].hand if hands else None
-        )
-    shown = next((line for line in hands if line.hand == hand), None)
-    if hand is not None and shown is None:
-        raise NotFound(f"no hand {hand} in pair {pair}: its games have {len(hands)}")
-    analysis = None
-    if shown is not None and shown.divergence is not None:
-        played = 0 if shown.divergence.a.action is not None else 1
-        analysis = analyse(
-            request.app.state.source.record(keys[played]), shown.hand, shown.divergence
-        )
-    players = [cached_timeline(request, key)["header"]["players"] for key in keys]
-    return render(
-        request,
-        "compare.html",
-        match=found,
-        pair=pair,
-        urls=[models.path_url("/view", key) for key in keys],
-        players=players,
-        hands=hands,
-        shown=shown,
-        analysis=analysis,
-    )
-
-
-def _pair_games(request: Request, key: str, pair: int) -> tuple[models.MatchOut, list[str]]:
-    """Match ``key`` and the keys of pair ``pair``'s two games, ``-a`` first.
-
-    Raises:
-        NotFound: no such match, or the pair has not both games.
-    """
-    ids = [f"pair-{pair:05d}-{side}" for side in SIDES]
-    source = request.app.state.source
-    if isinstance(source, FolderSource):
-        header = source.match(key)
-        listed, _ = source.match_games(key, 0, MOST_GAMES)
-        match, games = models.folder_match(header), {game.game: game.key for game in listed}
-    else:
-        ladder = ladder_of(request)
-        found = ladder.match(key)
-        listed_infos = ladder.match_games(found.id)
-        match, games = models.ladder_match(found), {i.game_id: str(i.id) for i in listed_infos}
-    missing = [game for game in ids if game not in games]
-    if missing:
-        raise NotFound(f"no game {missing[0]} in match {key or source.title!r} to compare")
-    return match, [games[game] for game in ids]
+    compared = pair_comparison(request, match, pair, hand)
+    return render(request, "compare.html", compared=compared, match=compared.match)
 
 
 @router.get("/games", response_class=HTMLResponse)

@@ -234,3 +234,35 @@ def test_a_ladder_game_links_to_its_match_twin_comparison_and_neighbours(ladder)
     }  # the schedule's order, not the order the games were stored in
     assert links(numbers[2])["previous"] == f"/view/{numbers[1]}"
     assert "next" not in links(numbers[3])
+
+
+def test_the_comparison_as_json_has_each_hand_and_both_analysed_decisions(client, records):
+    answer = client.get("/api/compare/m/1")
+    assert answer.status_code == 200
+    data = answer.json()
+    assert data["match"] == "m" and data["pair"] == 1 and data["shown"] == CONTRARY_HAND
+    assert [game["url"] for game in data["games"]] == [
+        f"/view/m/games/pair-00001-{side}.json.gz" for side in "ab"
+    ]
+    hand = data["hands"][CONTRARY_HAND - 1]
+    assert hand["same_cards"] and hand["divergence"]["kind"] == "play"
+    assert data["hands"][0]["divergence"] is None and data["hands"][0]["swing"] == 0
+    a, b = data["decisions"]
+    steps = hand["divergence"]["a"]["step"], hand["divergence"]["b"]["step"]
+    assert (a["step"], b["step"]) == steps
+    for decision, side in ((a, "a"), (b, "b")):
+        assert set(decision) == {
+            "step", "seat", "kind", "chosen", "best", "value", "cost", "error", "samples",
+            "choices",
+        }  # fmt: skip
+        assert decision["chosen"] == hand["divergence"][side]["card"]
+        chosen = next(c for c in decision["choices"] if c["action"] == decision["chosen"])
+        assert decision["cost"] == decision["value"] - chosen["value"] >= 0
+        assert decision["error"] is None and decision["samples"] is None
+    assert client.get("/api/compare/m/0?hand=3").json()["decisions"] is None
+
+
+def test_the_json_comparison_refuses_as_the_page_does(client):
+    assert client.get("/api/compare/m/2").status_code == 404
+    assert client.get("/api/compare/m/0?hand=9").json()["detail"].startswith("no hand 9")
+    assert client.get("/api/compare/m/x").status_code == 422
