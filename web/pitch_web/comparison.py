@@ -13,11 +13,8 @@ from fastapi import Request
 from . import models
 from .compare import Analysis, Choice, HandPair, analyse, compare_hands
 from .pairs import SIDES
-from .source import FolderSource, LadderSource, NotFound
+from .source import MOST_GAMES, FolderSource, LadderSource, NotFound
 from .viewer import cached_timeline
-
-MOST_GAMES = 100_000
-"""Every game of a match folder."""
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,7 @@ from pathlib import PurePosixPath
 
 from .models import path_url
 from .pairs import compare_url, pair_of, twin_id
-from .source import FolderSource, LadderSource, NotFound, Source
-
-MOST_GAMES = 100_000
-"""Every game of a match (a match's schedule has far fewer)."""
+from .source import MOST_GAMES, FolderSource, LadderSource, NotFound, Source
 
 
 def game_links(source: Source, key: str) -> dict[str, str]:

@@ -3,7 +3,9 @@
 A ladder: the standings with a rating chart (``/``), a bot's page (``/bots/{name}``),
 matches (``/matches``, ``/matches/{id}``) and games (``/games``) with filters and pages.
 A folder: its matches and loose records (``/``), a match folder's games
-(``/matches/{path}``). Every game links to its viewer, ``/view/{key}``. Pages read the
+(``/matches/{path}``). A match lists its games by deal pair (``pairs``), each pair
+linking to its duplicate comparison (``/compare/{match}/{pair}``, ``comparison``).
+Every game links to its viewer, ``/view/{key}``. Pages read the
 same ``Source`` calls and models as the API, rendered by Jinja2 (``templates/``).
 """
 
@@ -21,13 +23,11 @@ from .app import render
 from .comparison import pair_comparison
 from .pairs import pair_rows
 from .params import Before, HandNumber, Limit, Offset, PairNumber
-from .source import BadQuery, FolderSource, LadderSource
+from .source import MOST_GAMES, BadQuery, FolderSource, LadderSource
 
 router = APIRouter(include_in_schema=False)
 
 PAGE = 50
-MOST_GAMES = 100_000
-"""Every game of a match folder (its pairs are grouped before a page is cut)."""
 CHART_BOTS = 8
 """The standings chart draws the rating history of this many bots, from the top."""
 FAULT_CHOICES = {"yes": True, "no": False}

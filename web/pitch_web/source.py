@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 
 LADDER_FILE = "ladder.toml"
 SUMMARY = "summary.json"
+MOST_GAMES = 100_000
+"""Every game of a match folder, as one page of ``match_games`` (a schedule has fewer)."""
 MATCH_PAGE = 10_000
 """Games read at once when reading every game of a ladder match (the ladder's most)."""
 NOT_RECORDS = frozenset({"match.json", SUMMARY})
