@@ -141,6 +141,10 @@ def test_the_comparison_shows_each_hand_at_both_tables_and_its_first_divergence(
     assert "less than the best" in page.text or "the best" in page.text
     points = rows_of(page.text, "points-a")
     assert points[0] == "{} – {}".format(*hands[0].points(0))
+    bidder = hands[0].a.bidder  # named with the bot holding that seat at each table
+    bots = ("contrary", "greedy")
+    assert rows_of(page.text, "contract-a")[0].startswith(f"{bots[bidder % 2]} (seat {bidder})")
+    assert rows_of(page.text, "contract-b")[0].startswith(f"{bots[1 - bidder % 2]} (seat")
 
 
 def test_a_hand_asked_for_is_shown_in_full(client):
@@ -210,6 +214,7 @@ def test_a_ladder_match_lists_its_pairs_and_compares_them(ladder):
     page = client.get(f"/matches/{match}")
     assert page.text.count('data-testid="pair-row"') == 2
     assert rows_of(page.text, "pair-score")[0].startswith("2")  # won both
+    assert rows_of(page.text, "pair-faults") == ["0 / 0", "0 / 0"]
     assert f'href="/compare/{match}/1"' in page.text
     compared = client.get(f"/compare/{match}/1")
     assert compared.status_code == 200
