@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 
 from . import models
+from .comparison import pair_comparison
 from .models import (
     BotDetailOut,
     BotOut,
@@ -24,7 +25,17 @@ from .models import (
     RatingPointOut,
     StandingOut,
 )
-from .params import Before, BotName, Limit, MatchKey, Offset, VersionOf, ladder_number
+from .params import (
+    Before,
+    BotName,
+    HandNumber,
+    Limit,
+    MatchKey,
+    Offset,
+    PairNumber,
+    VersionOf,
+    ladder_number,
+)
 from .source import BadQuery, FolderSource, LadderSource, NotFound
 
 router = APIRouter(prefix="/api", tags=["data"])
@@ -167,6 +178,22 @@ def games(
 def game_record(request: Request, key: str) -> dict[str, Any]:
     """A game's record, as ``docs/record-format.md`` describes it."""
     return request.app.state.source.record(key)
+
+
+@router.get("/compare/{pair}", response_model=dict[str, Any])
+def compare_served(request: Request, pair: PairNumber, hand: HandNumber = None) -> dict[str, Any]:
+    """A deal pair of the match folder served itself, compared (as ``/compare/{match}/{pair}``)."""
+    return pair_comparison(request, "", pair, hand).to_json()
+
+
+@router.get("/compare/{match:path}/{pair}", response_model=dict[str, Any])
+def compare_pair(
+    request: Request, match: str, pair: PairNumber, hand: HandNumber = None
+) -> dict[str, Any]:
+    """A deal pair's two games hand by hand: each table's contract and points, the swing,
+    each hand's first divergence (its step in each game); ``hand`` (by default the first
+    that diverged) in full, a divergent card valued double-dummy (docs/viewer.md)."""
+    return pair_comparison(request, match, pair, hand).to_json()
 
 
 def _next(request: Request, **changes: int) -> str:

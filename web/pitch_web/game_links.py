@@ -1,24 +1,26 @@
-"""Where a folder's game leads in its match, for the viewer's links: the match, the twin
-game (the same deals with the seats swapped: the other game of its pair, ``-a`` and
-``-b``), and the games before and after it in the match's schedule."""
+"""Where a match's game leads, for the viewer's links: the match, the twin game (the same
+deals with the seats swapped: the other game of its pair, ``-a`` and ``-b``), the pair's
+duplicate comparison, and the games before and after it in the match's schedule.
+
+A folder's game is a record in a match folder's ``games``; a ladder's game knows its
+match and its id in it. Loose records have no links.
+"""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from .models import path_url
-from .source import FolderGame, FolderSource, NotFound, Source
-
-TWIN = re.compile(r"^(.*-)([ab])$")
-"""A game id of a deal pair (``pair-00003-a``): its twin ends in the other letter."""
-MOST_GAMES = 100_000
-"""Every game of a match (a match's schedule has far fewer)."""
+from .pairs import compare_url, pair_of, twin_id
+from .source import MOST_GAMES, FolderSource, LadderSource, NotFound, Source
 
 
 def game_links(source: Source, key: str) -> dict[str, str]:
-    """``{"match", "twin", "previous", "next"}``: the addresses of those that exist (a
-    ladder's games, and loose records, have none)."""
+    """``{"match", "twin", "compare", "previous", "next"}``: the addresses of those that
+    exist (a loose record has none)."""
+    if isinstance(source, LadderSource):
+        return _ladder_links(source, key)
     if not isinstance(source, FolderSource):
         return {}
     path = PurePosixPath(key)
@@ -29,8 +31,29 @@ def game_links(source: Source, key: str) -> dict[str, str]:
         games, _ = source.match_games(match_key, 0, MOST_GAMES)
     except NotFound:
         return {}
-    links = {"match": path_url("/matches", match_key) if match_key else "/"}
-    keys = [game.key for game in games]
+    match_url = path_url("/matches", match_key) if match_key else "/"
+    listed = [(game.key, game.game) for game in games]
+    return _links(match_url, match_key, listed, key)
+
+
+def _ladder_links(source: LadderSource, key: str) -> dict[str, str]:
+    try:
+        info = source.game_info(key)
+    except NotFound:
+        return {}
+    games = source.match_games(info.match_id)
+    match_key = str(info.match_id)
+    listed = [(str(game.id), game.game_id) for game in games]
+    return _links(path_url("/matches", match_key), match_key, listed, key)
+
+
+def _links(
+    match_url: str, match_key: str, games: Sequence[tuple[str, str]], key: str
+) -> dict[str, str]:
+    """The links of game ``key`` among a match's ``games`` (key and game id, in schedule
+    order)."""
+    links = {"match": match_url}
+    keys = [game_key for game_key, _ in games]
     if key not in keys:
         return links
     here = keys.index(key)
@@ -38,15 +61,11 @@ def game_links(source: Source, key: str) -> dict[str, str]:
         links["previous"] = path_url("/view", keys[here - 1])
     if here + 1 < len(keys):
         links["next"] = path_url("/view", keys[here + 1])
-    twin = _twin(games, games[here])
-    if twin is not None:
-        links["twin"] = path_url("/view", twin.key)
+    game_id = games[here][1]
+    twin = twin_id(game_id)
+    found = next((game_key for game_key, other in games if other == twin), None)
+    paired = pair_of(game_id)
+    if found is not None and paired is not None:
+        links["twin"] = path_url("/view", found)
+        links["compare"] = compare_url(match_key, paired[0])
     return links
-
-
-def _twin(games: list[FolderGame], game: FolderGame) -> FolderGame | None:
-    paired = TWIN.match(game.game)
-    if paired is None:
-        return None
-    other = paired.group(1) + ("b" if paired.group(2) == "a" else "a")
-    return next((found for found in games if found.game == other), None)

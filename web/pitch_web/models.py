@@ -366,7 +366,7 @@ def folder_game(game: FolderGame, match: MatchListing) -> GameOut:
         a_points=a_points,
         b_points=b_points,
         winner=winner,
-        faults=None,
+        faults=game.faults,
         termination=game.termination,
     )
 

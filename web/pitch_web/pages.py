@@ -3,7 +3,9 @@
 A ladder: the standings with a rating chart (``/``), a bot's page (``/bots/{name}``),
 matches (``/matches``, ``/matches/{id}``) and games (``/games``) with filters and pages.
 A folder: its matches and loose records (``/``), a match folder's games
-(``/matches/{path}``). Every game links to its viewer, ``/view/{key}``. Pages read the
+(``/matches/{path}``). A match lists its games by deal pair (``pairs``), each pair
+linking to its duplicate comparison (``/compare/{match}/{pair}``, ``comparison``).
+Every game links to its viewer, ``/view/{key}``. Pages read the
 same ``Source`` calls and models as the API, rendered by Jinja2 (``templates/``).
 """
 
@@ -18,8 +20,10 @@ from fastapi.responses import HTMLResponse
 from . import models
 from .api import ladder_of
 from .app import render
-from .params import Before, Limit, Offset
-from .source import BadQuery, FolderSource, LadderSource
+from .comparison import pair_comparison
+from .pairs import pair_rows
+from .params import Before, HandNumber, Limit, Offset, PairNumber
+from .source import MOST_GAMES, BadQuery, FolderSource, LadderSource
 
 router = APIRouter(include_in_schema=False)
 
@@ -141,38 +145,66 @@ def matches(
 
 
 @router.get("/matches/{key:path}", response_class=HTMLResponse)
-def match(request: Request, key: str, before: Before = None, offset: Offset = 0) -> HTMLResponse:
-    """A match and its games."""
+def match(request: Request, key: str, offset: Offset = 0) -> HTMLResponse:
+    """A match and its games, a line per deal pair: both games, the pair's result for
+    bot A (the pentanomial's bucket), each game's faults, a link to the comparison."""
     source = request.app.state.source
     if isinstance(source, FolderSource):
         return _folder_match(request, source, key, offset)
     ladder = ladder_of(request)
     found = ladder.match(key)
-    infos = ladder.games(match=found.id, limit=PAGE, before=before)
-    return render(
-        request,
-        "match.html",
-        match=models.ladder_match(found),
-        games=[models.ladder_game(info) for info in infos],
-        older=_link(request, before=infos[-1].id) if len(infos) == PAGE else None,
-        newer=None,
-        newest=_link(request, before=None) if before else None,
-    )
+    games = [models.ladder_game(info) for info in ladder.match_games(found.id)]
+    return _match_page(request, models.ladder_match(found), games, offset)
 
 
 def _folder_match(request: Request, source: FolderSource, key: str, offset: int) -> HTMLResponse:
     header = source.match(key)
-    found, total = source.match_games(key, offset, PAGE)
+    found, _ = source.match_games(key, 0, MOST_GAMES)
+    rows = pair_rows([models.folder_game(game, header) for game in found], key)
+    shown = {game.game for row in rows[offset : offset + PAGE] for game in (row.a, row.b) if game}
+    counted = {
+        game.game: game
+        for game in source.with_faults(key, [game for game in found if game.game in shown])
+    }
+    games = [models.folder_game(counted.get(game.game, game), header) for game in found]
+    return _match_page(request, models.folder_match(header), games, offset, note=header.note)
+
+
+def _match_page(
+    request: Request,
+    match: models.MatchOut,
+    games: list[models.GameOut],
+    offset: int,
+    note: str | None = None,
+) -> HTMLResponse:
+    """A page of ``PAGE`` pairs of the match's ``games`` from ``offset``."""
+    rows = pair_rows(games, match.key)
     return render(
         request,
         "match.html",
-        match=models.folder_match(header),
-        games=[models.folder_game(game, header) for game in found],
-        note=header.note,
-        older=_link(request, offset=offset + PAGE) if offset + PAGE < total else None,
+        match=match,
+        pairs=rows[offset : offset + PAGE],
+        note=note,
+        older=_link(request, offset=offset + PAGE) if offset + PAGE < len(rows) else None,
         newer=_link(request, offset=max(0, offset - PAGE) or None) if offset else None,
-        newest=None,
     )
+
+
+@router.get("/compare/{pair}", response_class=HTMLResponse)
+def compare_served(request: Request, pair: PairNumber, hand: HandNumber = None) -> HTMLResponse:
+    """The duplicate comparison of a pair of the match folder served itself."""
+    return compare_pair(request, "", pair, hand)
+
+
+@router.get("/compare/{match:path}/{pair}", response_class=HTMLResponse)
+def compare_pair(
+    request: Request, match: str, pair: PairNumber, hand: HandNumber = None
+) -> HTMLResponse:
+    """The two games of a deal pair side by side, hand by hand, with the first decision
+    where they diverged in each hand; ``hand`` (by default the first that diverged) is
+    shown in full, its divergence analysed."""
+    compared = pair_comparison(request, match, pair, hand)
+    return render(request, "compare.html", compared=compared, match=compared.match)
 
 
 @router.get("/games", response_class=HTMLResponse)

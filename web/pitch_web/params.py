@@ -67,3 +67,9 @@ def ladder_number(key: str) -> int | None:
         return None
     number = int(key)
     return number if number <= ID_MAX else None
+
+
+PairNumber = Annotated[int, Path(ge=0, le=ID_MAX, description="A deal pair's number in its match.")]
+HandNumber = Annotated[
+    int | None, Query(ge=1, le=ID_MAX, description="A hand's number in its game, from 1.")
+]

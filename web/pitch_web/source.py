@@ -15,15 +15,16 @@ Every record a source gives names its bots' logs relative to its match folder
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pitch_referee.match.folder import RECORD_SUFFIXES, MatchFolder
+from pitch_referee.match.folder import RECORD_SUFFIXES, MatchFolder, RecordFile
 from pitch_referee.match.listing import (
     RUNNING,
     MatchListing,
@@ -34,8 +35,9 @@ from pitch_referee.match.listing import (
     read_summary,
     text,
 )
-from pitch_sdk.record import load_record, match_folder, public_logs
+from pitch_sdk.record import RecordError, load_record, match_folder, public_logs
 
+from .pairs import schedule_order
 from .params import ID_MAX, ladder_number
 
 if TYPE_CHECKING:
@@ -52,6 +54,10 @@ log = logging.getLogger(__name__)
 
 LADDER_FILE = "ladder.toml"
 SUMMARY = "summary.json"
+MOST_GAMES = 100_000
+"""Every game of a match folder, as one page of ``match_games`` (a schedule has fewer)."""
+MATCH_PAGE = 10_000
+"""Games read at once when reading every game of a ladder match (the ladder's most)."""
 NOT_RECORDS = frozenset({"match.json", SUMMARY})
 """JSON files in a folder of records that are not records."""
 
@@ -94,6 +100,8 @@ class FolderGame:
     scores: tuple[int, int] | None
     """Team 0's and team 1's final scores."""
     termination: str | None
+    faults: int | None = None
+    """Faults in the game (``FolderSource.with_faults``); ``None``: not read."""
 
 
 class FolderSource:
@@ -157,6 +165,28 @@ class FolderSource:
             ]
         return games[offset : offset + limit], len(games)
 
+    def with_faults(self, key: str, games: list[FolderGame]) -> list[FolderGame]:
+        """``games`` of match ``key`` with their faults: from the match's outcome log
+        where its line agrees with the record file on disk, else from the record itself
+        (``None`` if it cannot be read). The summary does not list faults."""
+        root = self.folder / key
+        logged = _logged_faults(MatchFolder(root))
+        counted = []
+        for game in games:
+            faults = logged.get(game.game)
+            if faults is None:
+                faults = self._record_faults(game.key)
+            counted.append(replace(game, faults=faults))
+        return counted
+
+    def _record_faults(self, key: str) -> int | None:
+        """How many faults the record ``key`` lists (``None``: it cannot be read)."""
+        try:
+            faults = load_record(self._inside(key, "record")).get("faults")
+        except (NotFound, RecordError):
+            return None
+        return len(faults) if isinstance(faults, list) else None
+
     def loose_records(self, offset: int, limit: int) -> tuple[list[str], int]:
         """A page of the record files directly in the folder served (keys, by name), and
         how many there are. Names only: no record is read."""
@@ -187,6 +217,26 @@ def _folder_game(entry: dict[str, Any], prefix: str) -> FolderGame:
         scores=tuple(scores) if isinstance(scores, list) and len(scores) == 2 else None,  # type: ignore[arg-type]
         termination=text(entry.get("termination")),
     )
+
+
+def _logged_faults(folder: MatchFolder) -> dict[str, int]:
+    """Each game's faults from the outcome log (``outcomes.jsonl``), for the games whose
+    line was taken from the record file now on disk (same name, size and time)."""
+    files = set(folder.records())
+    faults: dict[str, int] = {}
+    try:
+        with folder.outcomes_path.open("rb") as log:
+            for line in log:
+                try:
+                    data = json.loads(line)
+                    stamp = RecordFile(data["record"], data["size"], data["mtime_ns"])
+                    if stamp in files and type(data["faults"]) is int:
+                        faults[str(data["game"])] = data["faults"]
+                except (ValueError, KeyError, TypeError):  # a line cut short, or by hand
+                    continue
+    except OSError:
+        pass
+    return faults
 
 
 def _game_name(file_name: str) -> str:
@@ -283,6 +333,30 @@ class LadderSource:
         """``Ladder.games``, its errors translated."""
         with _answers():
             return self.ladder.games(bot, **_below_any_id(filters))
+
+    def game_info(self, key: str) -> GameInfo:
+        """A stored game by its number (as text), without its record.
+
+        Raises:
+            NotFound: no game with that number.
+        """
+        number = ladder_number(key)
+        found = [] if number is None else self.games(limit=1, before=number + 1)
+        if not found or found[0].id != number:
+            raise NotFound(f"no game {key} in this ladder")
+        return found[0]
+
+    def match_games(self, match: int) -> list[GameInfo]:
+        """Every stored game of match number ``match``, in the order of its schedule
+        (its game ids: ``pair-00000-a``, ``pair-00000-b``, ...)."""
+        found: list[GameInfo] = []
+        before = None
+        while True:
+            page = self.games(match=match, limit=MATCH_PAGE, before=before)
+            found += page
+            if len(page) < MATCH_PAGE:
+                return sorted(found, key=lambda info: schedule_order(info.game_id))
+            before = page[-1].id
 
     def close(self) -> None:
         self.refit.join(timeout=30)

@@ -73,7 +73,7 @@ INTEGER_QUERIES = [
     f"/api/games?match={HUGE}",
     f"/api/games?bot=alpha&before={HUGE}",
     f"/matches?before={HUGE}",
-    f"/matches/1?before={HUGE}",
+    f"/matches/1?offset={HUGE}",
     f"/games?before={HUGE}",
     f"/games?offset={HUGE}",
     f"/?offset={HUGE}",

@@ -121,8 +121,8 @@ def test_a_folder_lists_its_matches_and_records_readably_on_a_phone(page, folder
     assert width <= 390  # wide tables scroll inside their box, not the page
     page.locator("table.matches a").click()
     page.wait_for_url("**/matches/greedy-vs-random")
-    views = page.locator("table.games a.view")
-    assert views.all_inner_texts() == ["pair-00000-a", "pair-00000-b"]
+    views = page.locator("table.pairs a.view")  # a line per deal pair: its games a and b
+    assert views.all_inner_texts() == ["a", "b"]
     assert views.first.get_attribute("href") == "/view/greedy-vs-random/games/pair-00000-a.json.gz"
     screenshot("folder-match-phone")
 
@@ -209,7 +209,8 @@ def test_on_a_phone_a_games_table_keeps_its_result_column_in_view(
     page.goto(
         f"{folder_site}/matches/greedy-vs-random" if where == "folder" else f"{ladder_site}/games"
     )
-    results = page.locator("table.games td.result")
+    # a match's games are listed by deal pair: the pair's result is its result column
+    results = page.locator("table.games td.result, table.pairs td[data-testid=pair-score]")
     assert results.count() > 0
     for box in [results.nth(n).bounding_box() for n in range(results.count())]:
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390

@@ -17,6 +17,7 @@ from ..cards import TEAM_OF, Seat, card_name
 from ..progress import PLAYING
 from ..rules import GameState
 from ..walk import Step, walk
+from .outcome import require_play
 from .solver import solve
 
 
@@ -59,14 +60,26 @@ def play_costs(record: dict[str, Any], hand: int | None = None) -> Iterator[Play
             yield _cost(event)
 
 
+def play_values(state: GameState) -> dict[Action, int]:
+    """Each legal card of ``state`` (in the play of a hand) with what the mover's team
+    takes in the hand after it, double-dummy: the values a card's cost is measured by.
+
+    Raises:
+        ValueError: no card is to be played in ``state``.
+    """
+    require_play(state)
+    team = TEAM_OF[state.current_seat()]
+    values: dict[Action, int] = {}
+    for action in state.legal_actions():
+        after = state.copy()
+        after.advance(action)
+        values[action] = _team_points(after, team)
+    return values
+
+
 def _cost(step: Step) -> PlayCost:
     """Solve every legal card of the step and compare the one played."""
-    team = TEAM_OF[step.seat]
-    values: dict[Action, int] = {}
-    for action in step.before.legal_actions():
-        state = step.before.copy()
-        state.advance(action)
-        values[action] = _team_points(state, team)
+    values = play_values(step.before)
     top = max(values.values())
     value = values[step.action]
     best = tuple(_name(action) for action, points in values.items() if points == top)

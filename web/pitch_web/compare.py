@@ -1,0 +1,224 @@
+"""The duplicate comparison: the two games of a deal pair side by side, hand by hand.
+
+Games ``-a`` and ``-b`` of a pair are dealt the same cards, seat by seat, with the
+teams' bots swapped: what one bot held in a seat at one table, the other bot held in the
+same seat at the other. So the two tables' decisions in a hand can be walked in step,
+and the first one where they differ is where one bot chose otherwise than the other
+holding the same cards in the same position: the **divergence**. Everything before it
+was the same at both tables, so both choices there were legal in the same position, and
+one double-dummy analysis of that position values both (``analyse``).
+
+Everything is read off the two games' timelines (``timeline``): their deal steps (the
+cards), their decision steps (who chose what) and their hand rows (``hand_summary``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pitch_sdk.analysis.costs import play_values
+from pitch_sdk.cards import card_name
+from pitch_sdk.progress import PLAYING
+from pitch_sdk.walk import Step, walk
+
+from .hand_summary import HandRow, hand_rows
+
+DECISIONS = frozenset({"bid", "trump", "discard", "pickup", "stock", "play"})
+"""The timeline's kinds of decision step (the others: deal, fault, end)."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What one table did at a divergence."""
+
+    step: int | None
+    """The decision's step in the table's viewer (``None``: the hand ended there)."""
+    action: str | None
+    """The action as the record writes it (``play 10H``); ``None`` when none was taken."""
+    card: str | None = None
+    """The card played, for a play."""
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first decision of a hand that differed between the two tables."""
+
+    index: int
+    """Its 0-based position among the hand's decisions (the same at both tables)."""
+    seat: int
+    kind: str
+    """``bid``, ``trump``, ``discard``, ``pickup``, ``stock`` or ``play``."""
+    a: Choice
+    b: Choice
+
+
+@dataclass(frozen=True)
+class HandPair:
+    """One hand at both tables.
+
+    ``cards`` is each seat's hand as dealt, ``None`` when the two tables were not dealt
+    the same cards (or one table never reached the hand); ``a`` and ``b`` are the
+    hand's rows at each table (``None``: not played there); ``divergence`` is ``None``
+    when every decision of the hand was the same (or the cards were not)."""
+
+    hand: int
+    cards: list[list[str]] | None
+    a: HandRow | None
+    b: HandRow | None
+    divergence: Divergence | None
+
+    def points(self, table: int) -> tuple[int, int] | None:
+        """The points bot A's team and bot B's team took at ``table`` (0: game ``-a``,
+        where A is team 0; 1: game ``-b``, where A is team 1); ``None``: not scored."""
+        row = (self.a, self.b)[table]
+        if row is None or row.points is None:
+            return None
+        return (row.points[table], row.points[1 - table])
+
+    @property
+    def swing(self) -> int | None:
+        """How many more points bot A's teams took than bot B's over both tables, on the
+        same cards (``None`` until both tables scored the hand)."""
+        first, second = self.points(0), self.points(1)
+        if first is None or second is None:
+            return None
+        return first[0] - first[1] + second[0] - second[1]
+
+
+def compare_hands(
+    a_steps: Sequence[dict[str, Any]], b_steps: Sequence[dict[str, Any]]
+) -> list[HandPair]:
+    """Each hand of two timelines' ``steps`` (games ``-a`` and ``-b`` of a pair), in order."""
+    rows = [{row.hand: row for row in hand_rows(steps)} for steps in (a_steps, b_steps)]
+    decisions = [_decisions(steps) for steps in (a_steps, b_steps)]
+    deals = [_deals(steps) for steps in (a_steps, b_steps)]
+    pairs = []
+    for hand in sorted(set(rows[0]) | set(rows[1])):
+        cards_a, cards_b = deals[0].get(hand), deals[1].get(hand)
+        same = cards_a is not None and cards_a == cards_b
+        divergence = None
+        if same:
+            divergence = _divergence(
+                a_steps, b_steps, decisions[0].get(hand, []), decisions[1].get(hand, [])
+            )
+        pairs.append(
+            HandPair(
+                hand,
+                cards_a if same else None,
+                rows[0].get(hand),
+                rows[1].get(hand),
+                divergence,
+            )
+        )
+    return pairs
+
+
+def _deals(steps: Sequence[dict[str, Any]]) -> dict[int, list[list[str]]]:
+    """Each hand's cards as dealt, seat by seat."""
+    return {step["hand"]: step["hands"] for step in steps if step["k"] == "deal"}
+
+
+def _decisions(steps: Sequence[dict[str, Any]]) -> dict[int, list[int]]:
+    """Each hand's decision steps, in order (a fault's substitute included)."""
+    found: dict[int, list[int]] = {}
+    hand = None
+    for index, step in enumerate(steps):
+        if step["k"] == "deal":
+            hand = step["hand"]
+            found[hand] = []
+        elif hand is not None and step["k"] in DECISIONS:
+            found[hand].append(index)
+    return found
+
+
+def _divergence(
+    a_steps: Sequence[dict[str, Any]],
+    b_steps: Sequence[dict[str, Any]],
+    a_decisions: list[int],
+    b_decisions: list[int],
+) -> Divergence | None:
+    """The first decision where the tables differ: another seat, kind or action, or a
+    decision at one table where the other's hand had ended."""
+    for index in range(max(len(a_decisions), len(b_decisions))):
+        a = a_steps[a_decisions[index]] if index < len(a_decisions) else None
+        b = b_steps[b_decisions[index]] if index < len(b_decisions) else None
+        if a is not None and b is not None and (a["s"], a["a"]) == (b["s"], b["a"]):
+            continue
+        shown = a if a is not None else b
+        assert shown is not None  # index is below one of the lengths
+        return Divergence(
+            index,
+            shown["s"],
+            shown["k"],
+            _choice(a, a_decisions, index),
+            _choice(b, b_decisions, index),
+        )
+    return None
+
+
+def _choice(step: dict[str, Any] | None, decisions: list[int], index: int) -> Choice:
+    if step is None:
+        return Choice(None, None)
+    card = step.get("card") if step["k"] == "play" else None
+    return Choice(decisions[index], step["a"], card)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Both choices of a divergence valued double-dummy, in the shared shape of an
+    analysed decision (``to_json``): each legal card with what the mover's team takes
+    in the hand after it."""
+
+    seat: int
+    choices: list[tuple[str, int]]
+    """Each legal card and its value, best first."""
+
+    @property
+    def best(self) -> str:
+        return self.choices[0][0]
+
+    def value_of(self, card: str | None) -> int | None:
+        """The value of ``card`` (``None``: not one of the choices)."""
+        return next((value for choice, value in self.choices if choice == card), None)
+
+    def to_json(self, step: int | None, chosen: str | None) -> dict[str, Any]:
+        """One table's decision: ``step`` in its viewer, the card ``chosen`` there."""
+        top = self.choices[0][1]
+        value = self.value_of(chosen)
+        return {
+            "step": step,
+            "seat": self.seat,
+            "kind": "play",
+            "chosen": chosen,
+            "best": self.best,
+            "value": float(top),
+            "cost": None if value is None else float(top - value),
+            "error": None,
+            "samples": None,
+            "choices": [
+                {"action": card, "value": float(points), "error": None}
+                for card, points in self.choices
+            ],
+        }
+
+
+def analyse(record: dict[str, Any], hand: int, divergence: Divergence) -> Analysis | None:
+    """The double-dummy values of the choices at ``divergence`` in ``hand`` of ``record``
+    (either table's: the position is the same at both), for a card play; ``None`` for
+    the other kinds of decision, which have no double-dummy value. The record must replay
+    cleanly up to there (a timeline was made of it)."""
+    if divergence.kind != "play":
+        return None
+    for event in walk(record):
+        if isinstance(event, Step) and (event.hand, event.index) == (hand, divergence.index):
+            if event.before.phase is not PLAYING:
+                return None
+            values = play_values(event.before)
+            ranked = sorted(values.items(), key=lambda item: -item[1])
+            return Analysis(
+                event.seat,
+                [(card_name(action.card), points) for action, points in ranked],  # type: ignore[union-attr]
+            )
+    return None
