@@ -6,7 +6,8 @@ same seat at the other. So the two tables' decisions in a hand can be walked in 
 and the first one where they differ is where one bot chose otherwise than the other
 holding the same cards in the same position: the **divergence**. Everything before it
 was the same at both tables, so both choices there were legal in the same position, and
-one double-dummy analysis of that position values both (``analyse``).
+one analysis of that position values both (``analyse``: a card double-dummy, a bid,
+trump, discard, pick-up or stock choice by sampling what the seat knew).
 
 Everything is read off the two games' timelines (``timeline``): their deal steps (the
 cards), their decision steps (who chose what) and their hand rows (``hand_summary``).
@@ -14,10 +15,13 @@ cards), their decision steps (who chose what) and their hand rows (``hand_summar
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pitch_sdk.actions import Play
+from pitch_sdk.analysis.choices import choice_values
 from pitch_sdk.analysis.costs import play_values
 from pitch_sdk.cards import card_name
 from pitch_sdk.progress import PLAYING
@@ -25,6 +29,9 @@ from pitch_sdk.walk import Step, walk
 
 from .hand_summary import HandRow, hand_rows
 
+DECISION_SAMPLES = 32
+"""Sampled deals a choice before the play is valued on (``pitch analyze``'s default): a
+second or so of CPU for the one decision a page analyses."""
 DECISIONS = frozenset({"bid", "trump", "discard", "pickup", "stock", "play"})
 """The timeline's kinds of decision step (the others: deal, fault, end)."""
 
@@ -166,59 +173,83 @@ def _choice(step: dict[str, Any] | None, decisions: list[int], index: int) -> Ch
 
 
 @dataclass(frozen=True)
+class Valued:
+    """One legal choice at a divergence and what the mover's team gets after it."""
+
+    name: str
+    """A card's name for a play (``10H``), else the action as records write it."""
+    value: float
+    error: float | None
+    """The standard error of the best choice's value minus this one's (sampled); ``None``
+    when exact (a card, double-dummy)."""
+
+
+@dataclass(frozen=True)
 class Analysis:
-    """Both choices of a divergence valued double-dummy, in the shared shape of an
-    analysed decision (``to_json``): each legal card with what the mover's team takes
-    in the hand after it."""
+    """Both choices of a divergence valued, in the shared shape of an analysed decision
+    (``to_json``): a card double-dummy (what the mover's team takes in the hand after
+    it), any other decision by its expected hand score over ``samples`` sampled deals."""
 
     seat: int
-    choices: list[tuple[str, int]]
-    """Each legal card and its value, best first."""
+    kind: str
+    choices: list[Valued]
+    """Each legal choice, best first."""
+    samples: int | None = None
+    """Sampled deals each choice was valued on; ``None`` for a card (exact)."""
 
     @property
-    def best(self) -> str:
-        return self.choices[0][0]
+    def best(self) -> Valued:
+        return self.choices[0]
 
-    def value_of(self, card: str | None) -> int | None:
-        """The value of ``card`` (``None``: not one of the choices)."""
-        return next((value for choice, value in self.choices if choice == card), None)
+    def valued(self, choice: Choice) -> Valued | None:
+        """What a table chose, valued (``None``: it chose nothing, the hand had ended)."""
+        name = choice.card if self.kind == "play" else choice.action
+        return next((valued for valued in self.choices if valued.name == name), None)
 
-    def to_json(self, step: int | None, chosen: str | None) -> dict[str, Any]:
-        """One table's decision: ``step`` in its viewer, the card ``chosen`` there."""
-        top = self.choices[0][1]
-        value = self.value_of(chosen)
+    def to_json(self, choice: Choice) -> dict[str, Any]:
+        """One table's decision: ``choice.step`` in its viewer, what it chose there."""
+        top, chosen = self.best.value, self.valued(choice)
         return {
-            "step": step,
+            "step": choice.step,
             "seat": self.seat,
-            "kind": "play",
-            "chosen": chosen,
-            "best": self.best,
-            "value": float(top),
-            "cost": None if value is None else float(top - value),
-            "error": None,
-            "samples": None,
+            "kind": self.kind,
+            "chosen": chosen and chosen.name,
+            "best": self.best.name,
+            "value": top,
+            "cost": None if chosen is None else top - chosen.value,
+            "error": None if chosen is None else chosen.error,
+            "samples": self.samples,
             "choices": [
-                {"action": card, "value": float(points), "error": None}
-                for card, points in self.choices
+                {"action": valued.name, "value": valued.value, "error": valued.error}
+                for valued in self.choices
             ],
         }
 
 
-def analyse(record: dict[str, Any], hand: int, divergence: Divergence) -> Analysis | None:
-    """The double-dummy values of the choices at ``divergence`` in ``hand`` of ``record``
-    (either table's: the position is the same at both), for a card play; ``None`` for
-    the other kinds of decision, which have no double-dummy value. The record must replay
-    cleanly up to there (a timeline was made of it)."""
-    if divergence.kind != "play":
-        return None
+def analyse(
+    record: dict[str, Any], hand: int, divergence: Divergence, samples: int = DECISION_SAMPLES
+) -> Analysis | None:
+    """The values of the choices at ``divergence`` in ``hand`` of ``record`` (either
+    table's: the position is the same at both): a card's double-dummy, any other
+    decision's expected value over ``samples`` deals sampled from what the seat knew
+    (``pitch_sdk.analysis.choice_values``, seeded by the hand and decision: the same
+    page twice shows the same values). ``None`` if the record has no such decision. The
+    record must replay cleanly up to there (a timeline was made of it)."""
     for event in walk(record):
-        if isinstance(event, Step) and (event.hand, event.index) == (hand, divergence.index):
-            if event.before.phase is not PLAYING:
-                return None
+        if not isinstance(event, Step) or (event.hand, event.index) != (hand, divergence.index):
+            continue
+        if event.before.phase is PLAYING:
             values = play_values(event.before)
-            ranked = sorted(values.items(), key=lambda item: -item[1])
-            return Analysis(
-                event.seat,
-                [(card_name(action.card), points) for action, points in ranked],  # type: ignore[union-attr]
-            )
+            cards = [
+                Valued(card_name(action.card), float(points), None)
+                for action, points in values.items()
+                if isinstance(action, Play)
+            ]
+            return Analysis(event.seat, "play", sorted(cards, key=lambda v: -v.value))
+        rng = random.Random(f"compare/{hand}/{divergence.index}")
+        sampled = choice_values(event.before.view(event.seat), samples, rng)
+        choices = [Valued(c.action, c.value, c.error) for c in sampled]
+        return Analysis(
+            event.seat, divergence.kind, sorted(choices, key=lambda v: -v.value), samples
+        )
     return None

@@ -29,7 +29,8 @@ class PairComparison:
     shown: HandPair | None
     """The hand asked for, or the first that diverged (or the first); ``None``: no hands."""
     analysis: Analysis | None
-    """The shown hand's divergence valued double-dummy, when it is a card."""
+    """The shown hand's divergence valued: a card double-dummy, another decision by
+    sampling."""
 
     @property
     def urls(self) -> list[str]:
@@ -41,10 +42,7 @@ class PairComparison:
         decisions = None
         divergence = self.shown.divergence if self.shown else None
         if self.analysis is not None and divergence is not None:
-            decisions = [
-                self.analysis.to_json(choice.step, choice.card)
-                for choice in (divergence.a, divergence.b)
-            ]
+            decisions = [self.analysis.to_json(choice) for choice in (divergence.a, divergence.b)]
         return {
             "match": self.match.key,
             "pair": self.pair,

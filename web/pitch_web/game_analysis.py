@@ -16,7 +16,8 @@ An analysed decision::
 ``cost`` what the chosen action lost against it. A card play is exact (``error`` and
 ``samples`` are null); its ``choices`` are the best cards and the card played, which is
 all ``play_costs`` keeps. Decisions made without seeing the other hands (bids, trump,
-discards, the stock) come in the same shape, sampled, from ``decision_values``.
+discards, pick-ups, the stock) come in the same shape from ``decision_values``: each
+choice's expected value over sampled deals, with its error.
 """
 
 from __future__ import annotations
@@ -24,11 +25,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from pitch_sdk.analysis.choices import decision_values
 from pitch_sdk.analysis.costs import PlayCost, play_costs
 from pitch_sdk.analysis.par import hand_pars
 
-FORMAT_VERSION = 1
-"""Bumped when the analysis's JSON changes: kept analyses of another version are redone."""
+FORMAT_VERSION = 2
+"""Bumped when the analysis's JSON changes: kept analyses of another version are redone
+(2: the decisions before the play are valued too)."""
+DECISION_SAMPLES = 32
+"""Sampled deals per decision before the play (``pitch analyze``'s default): a few seconds
+of CPU a hand, in the analysis's own niced process."""
 DECISION_KINDS = frozenset({"bid", "trump", "discard", "pickup", "stock", "play"})
 """The timeline's step kinds that are decisions of the record (``pitch_web.timeline``)."""
 
@@ -78,24 +84,30 @@ def analyse(
     record: dict[str, Any],
     steps: Mapping[tuple[int, int], int],
     progress: Progress | None = None,
+    samples: int = DECISION_SAMPLES,
 ) -> dict[str, Any]:
-    """The analysis of ``record``: its card plays' costs and its hands' pars.
+    """The analysis of ``record``: its card plays' costs, the expected value of each
+    choice of its other decisions (``samples`` deals each; 0: card plays only), and its
+    hands' pars, decisions in step order.
 
     ``steps`` is ``decision_steps`` of the record's timeline. The record must replay
     cleanly (``pitch_sdk.record.replay``). ``progress`` hears after each hand.
     """
-    total = len(record["hands"])
+    numbers = [hand["number"] for hand in record["hands"]]
     report = progress or (lambda done, total: None)
-    report(0, total)
+    report(0, len(numbers))
     pars = [par.as_dict() for par in hand_pars(record)]
     decisions: list[dict[str, Any]] = []
-    hand = 0
-    for cost in play_costs(record):
-        if cost.hand != hand:
-            report(max(hand, cost.hand - 1), total)
-            hand = cost.hand
-        decisions.append(play_decision(cost, steps[cost.hand, cost.index]))
-    report(total, total)
+    for done, hand in enumerate(numbers, start=1):
+        if samples:
+            decisions += [
+                value.to_json() for value in decision_values(record, hand, samples=samples)
+            ]
+        decisions += [
+            play_decision(cost, steps[cost.hand, cost.index]) for cost in play_costs(record, hand)
+        ]
+        report(done, len(numbers))
+    decisions.sort(key=lambda decision: decision["step"])
     return {"version": FORMAT_VERSION, "decisions": decisions, "pars": pars}
 
 

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
+from pitch_sdk.analysis.choices import decision_values
 from pitch_sdk.analysis.costs import play_costs
 from pitch_sdk.analysis.par import hand_pars
 from pitch_sdk.bots import RandomBot
@@ -31,7 +32,13 @@ for folder in (WEB_TESTS, WEB_TESTS.parents[1] / "ladder" / "tests"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from analysis_testkit import RELEASE, failing_analyse, held_analyse  # noqa: E402
+from analysis_testkit import (  # noqa: E402
+    RELEASE,
+    SAMPLES,
+    failing_analyse,
+    held_analyse,
+    quick_analyse,
+)
 from ladder_testkit import add_game_with_record, add_match, ladder_with  # noqa: E402
 
 GAME = "m/games/g.json"
@@ -66,6 +73,7 @@ def folder(tmp_path: Path) -> Path:
 
 def client_for(folder: Path, store: Path, **options: Any) -> Iterator[TestClient]:
     app = create_app(FolderSource(folder))
+    options.setdefault("analyse", quick_analyse)
     app.state.analyses = jobs = AnalysisJobs(AnalysisStore(store), nice=0, **options)
     try:
         yield TestClient(app)
@@ -107,8 +115,9 @@ def test_an_analysis_is_none_until_asked_then_runs_and_gives_each_card_at_its_st
     analysis = answer["analysis"]
     record, steps = a_game(), timeline(a_game())["steps"]
     costs = list(play_costs(record))
-    assert len(analysis["decisions"]) == len(costs)
-    for decision, cost in zip(analysis["decisions"], costs, strict=True):
+    plays = [decision for decision in analysis["decisions"] if decision["kind"] == "play"]
+    assert len(plays) == len(costs)
+    for decision, cost in zip(plays, costs, strict=True):
         step = steps[decision["step"]]
         assert step["k"] == "play" and step["s"] == decision["seat"] == cost.seat
         assert step["card"] == decision["chosen"] == cost.played
@@ -116,6 +125,14 @@ def test_an_analysis_is_none_until_asked_then_runs_and_gives_each_card_at_its_st
         assert decision["value"] == cost.value + cost.cost
     pars = [par.as_dict() for par in hand_pars(record)]
     assert analysis["pars"] == pars
+    before_play = [decision for decision in analysis["decisions"] if decision["kind"] != "play"]
+    valued = [value.to_json() for value in decision_values(record, samples=SAMPLES)]
+    assert before_play == valued and valued  # the bids, trumps... valued, at their steps
+    for decision in before_play:
+        assert steps[decision["step"]]["k"] == decision["kind"]
+    assert [d["step"] for d in analysis["decisions"]] == sorted(
+        d["step"] for d in analysis["decisions"]
+    )
 
 
 def test_progress_counts_hands_while_the_analysis_runs(folder, tmp_path, release):
@@ -162,7 +179,8 @@ def test_a_rewritten_record_is_analysed_afresh(client, folder):
     write_record(a_game(seed=11), folder / GAME)  # the same name, another game
     assert client.get(f"/api/analysis/{GAME}").json() == {"state": "none"}
     client.post(f"/api/analysis/{GAME}")
-    chosen = [decision["chosen"] for decision in finished(client)["analysis"]["decisions"]]
+    decisions = finished(client)["analysis"]["decisions"]
+    chosen = [decision["chosen"] for decision in decisions if decision["kind"] == "play"]
     assert chosen == [cost.played for cost in play_costs(a_game(seed=11))]
 
 

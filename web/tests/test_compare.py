@@ -117,25 +117,35 @@ def test_both_divergent_cards_are_valued_as_the_play_costs_of_each_table_value_t
     assert found is not None
     analysis = analyse(record_a, CONTRARY_HAND, found)
     assert analysis is not None and analysis.seat == found.seat
-    values = [value for _, value in analysis.choices]
+    values = [valued.value for valued in analysis.choices]
     assert values == sorted(values, reverse=True) and len(values) >= 2
     for record, choice in ((record_a, found.a), (record_b, found.b)):
         cost = next(play for play in play_costs(record, CONTRARY_HAND) if play.index == found.index)
         assert cost.played == choice.card
-        assert analysis.value_of(choice.card) == cost.value
-        assert analysis.choices[0][1] - cost.value == cost.cost
-        assert analysis.best in cost.best
-    shaped = analysis.to_json(found.a.step, found.a.card)
+        valued = analysis.valued(choice)
+        assert valued is not None and valued.value == cost.value and valued.error is None
+        assert analysis.best.value - cost.value == cost.cost
+        assert analysis.best.name in cost.best
+    shaped = analysis.to_json(found.a)
     assert shaped["kind"] == "play" and shaped["samples"] is None and shaped["error"] is None
     assert shaped["cost"] >= 0 and len(shaped["choices"]) == len(analysis.choices)
 
 
-def test_a_divergent_bid_has_no_double_dummy_analysis():
+def test_a_divergent_bid_is_valued_by_sampling_what_the_bidder_knew():
     record_a, record_b = duplicate_pair(GreedyBot, lambda: RandomBot("3"))
     hands = compare_hands(*steps_of(record_a, record_b))
     bids = [line for line in hands if line.divergence and line.divergence.kind == "bid"]
     assert bids, "random and greedy bid alike in every hand"
-    assert analyse(record_a, bids[0].hand, bids[0].divergence) is None
+    line = bids[0]
+    analysis = analyse(record_a, line.hand, line.divergence, samples=4)
+    assert analysis is not None and analysis.kind == "bid" and analysis.samples == 4
+    assert [v.name for v in analysis.choices if v.name.startswith("bid")]  # the bids, valued
+    for choice in (line.divergence.a, line.divergence.b):
+        shaped = analysis.to_json(choice)
+        assert shaped["chosen"] == choice.action and shaped["cost"] >= 0
+        assert shaped["error"] is not None and shaped["samples"] == 4
+    again = analyse(record_a, line.hand, line.divergence, samples=4)
+    assert again == analysis  # seeded by the hand and decision: a page shows the same
 
 
 @settings(max_examples=20, deadline=None)

@@ -4,7 +4,9 @@ then each step's value, cost in colour and best card, and the hand table's par c
 
 from __future__ import annotations
 
+import json
 import sys
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,8 @@ def record() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def analysis(record) -> dict[str, Any]:
-    return analyse(record, decision_steps(timeline(record)["steps"]))
+    """The card plays' analysis (exact: the page's has the same, and sampled bids...)."""
+    return analyse(record, decision_steps(timeline(record)["steps"]), samples=0)
 
 
 @pytest.fixture
@@ -129,6 +132,19 @@ def test_analysing_a_game_shows_progress_then_each_step_s_cost_colour_and_best_c
         return box.scrollWidth <= box.clientWidth; }"""
     )
     screenshot("par-column")
+
+    with urllib.request.urlopen(f"{served.url}/api/analysis/game.json") as answer:
+        shown_analysis = json.load(answer)["analysis"]
+    bid = next(d for d in shown_analysis["decisions"] if d["kind"] == "bid" and d["cost"] > 0)
+    page.evaluate(f"() => window.pitchViewer.goto({bid['step']})")
+    assert (
+        page.get_by_test_id("analysis-cost")
+        .inner_text()
+        .startswith(f"costs {bid['cost']:g} \u00b1 ")
+    )
+    choices = page.get_by_test_id("analysis-choices").inner_text()
+    assert all(choice["action"] in choices for choice in bid["choices"]) and "\u00b1" in choices
+    screenshot("sampled-bid")
 
 
 def test_a_kept_analysis_shows_at_once_and_hides_other_seats_and_the_par_when_asked(
