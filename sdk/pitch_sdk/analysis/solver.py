@@ -11,7 +11,9 @@ no point, so the seat plays only the lowest of each such run. The deuce counts 0
 
 **Transposition table.** At the start of a trick the value depends only on the hands
 and the leader (what was taken before is added outside), so the table keys on those and
-keeps a lower and an upper bound from each fail-soft search.
+keeps a lower and an upper bound from each fail-soft search. A position not yet in the
+table starts from the points each team surely takes (``bounds.py``), which settle many
+positions without a search.
 
 **Move order.** A leader tries its highest cards first; a seat whose partner holds the
 trick tries its point cards first; any other seat tries the cheapest card that takes the
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from ..cards import SEATS, TEAM_OF, seats_from
 from ..rules import GameState
+from .bounds import trick_start_bounds
 from .outcome import HandOutcome, outcome_of, require_play
 from .position import FLOATING, HIGH_JOKER, LOW_JOKER, slot_points, slot_position
 
@@ -47,7 +50,7 @@ def solve(state: GameState) -> HandOutcome:
     search = _Search()
     best_strength, best_seat = position.best
     if best_seat < 0:  # at a trick's start: what each team surely takes bounds the value
-        low, high = _bounds(list(position.hands))
+        low, high = trick_start_bounds(list(position.hands))
     else:
         low, high = 0, position.trick_points + sum(map(slot_points, position.hands))
     guess = (low + high) // 2
@@ -94,23 +97,6 @@ def _canonical(hands: list[int], leader: int) -> tuple[tuple, tuple[int, ...]]:
     return (*ranks, leader, points, above_jokers), slots
 
 
-def _bounds(hands: list[int]) -> tuple[int, int]:
-    """Bounds on team 0's points from a trick start: each team surely takes the points of
-    its cards that rank above every card of the other team (no trick they fall in can go
-    to the other team), a floating joker counted low in its own hand and high in others'."""
-    team0, team1 = hands[0] | hands[2], hands[1] | hands[3]
-    sure = []
-    for ours, theirs in ((hands[0::2], team1), (hands[1::2], team0)):
-        top = HIGH_JOKER if theirs & _FLOATING_BIT else 0
-        top = max(top, (theirs & _FIXED_SLOTS).bit_length() - 1)
-        above = ~((2 << top) - 1) & _FIXED_SLOTS
-        if top < LOW_JOKER:
-            above |= _FLOATING_BIT
-        sure.append(slot_points(ours[0] & above) + slot_points(ours[1] & above))
-    total = sum(map(slot_points, hands))
-    return sure[0], total - sure[1]
-
-
 def _last_trick(hands: list[int], queue: tuple[int, ...]) -> int:
     """Team 0's points from a trick in which every seat holds at most one card."""
     best_strength = winner = -1
@@ -150,7 +136,7 @@ class _Search:
         if not any(hands[seat] & (hands[seat] - 1) for seat in queue):
             return _last_trick(hands, queue)
         key, slots = _canonical(hands, leader)
-        low, high, best_rank = self.table.get(key) or (*_bounds(hands), -1)
+        low, high, best_rank = self.table.get(key) or (*trick_start_bounds(hands), -1)
         if low >= beta or low == high:
             return low
         if high <= alpha:
