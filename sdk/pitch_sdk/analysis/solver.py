@@ -117,7 +117,7 @@ def _order_against(slot: int, best_strength: int) -> tuple[bool, int, int]:
     """Where a card comes in the order of a seat whose opponents hold the trick: the
     cheapest card that takes it first, then the cheapest losers, point cards last."""
     loses = _STRENGTH_OF_SLOT[slot] < best_strength
-    return loses, _SLOT_POINTS[slot] if loses else 0, slot
+    return loses, _SLOT_POINTS[slot] if loses else 0, _STRENGTH_OF_SLOT[slot]
 
 
 class _Search:
@@ -248,12 +248,12 @@ class _Search:
             ):
                 moves.append(slot)
             previous = slot
-        if hand & _FLOATING_BIT:
-            moves.append(FLOATING)
+        if hand & _FLOATING_BIT:  # between the jack's slot and the Jick's, by strength
+            moves.insert(sum(slot < HIGH_JOKER for slot in moves), FLOATING)
         if best_seat < 0:
             moves.reverse()  # lead from the top
         elif TEAM_OF[best_seat] == TEAM_OF[seat]:
-            moves.sort(key=lambda slot: (-_SLOT_POINTS[slot], slot))
+            moves.sort(key=lambda slot: (-_SLOT_POINTS[slot], _STRENGTH_OF_SLOT[slot]))
         else:
             moves.sort(key=lambda slot: _order_against(slot, best_strength))
         return moves
