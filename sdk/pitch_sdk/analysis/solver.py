@@ -1,5 +1,5 @@
-"""The double-dummy solver: alpha-beta over strength slots, a transposition table at the
-start of each trick, and equivalent cards played once.
+"""The double-dummy solver: alpha-beta over strength slots, transposition tables with
+sure-point bounds, and equivalent cards played once.
 
 **Equivalent cards.** Two trumps of one seat are interchangeable when no other unplayed
 trump (in any hand, a floating joker counting as both joker slots) and not the best card
@@ -11,20 +11,23 @@ no point, so the seat plays only the lowest of each such run. The deuce counts 0
 
 **Transposition table.** At the start of a trick the value depends only on the hands
 and the leader (what was taken before is added outside), so the table keys on those and
-keeps a lower and an upper bound from each fail-soft search. A position not yet in the
-table starts from the points each team surely takes (``bounds.py``), which settle many
-positions without a search.
+keeps a lower and an upper bound from each fail-soft search. Inside a trick a second
+table keys on the plain hands and the trick so far: the null-window probes of MTD(f) meet
+the same positions again, and each starts from the bounds and the best card the last one
+found. A position met for the first time starts from the points each team surely takes
+(``bounds.py``), which settle many positions before a card is chosen.
 
-**Move order.** A leader tries its highest cards first; a seat whose partner holds the
-trick tries its point cards first; any other seat tries the cheapest card that takes the
-trick, then its cheapest losers.
+**Move order.** A card a table found best comes first. Then a leader tries its highest
+cards first (a floating joker by its strength, between the jack and the Jick); a seat
+whose partner holds the trick tries its point cards first; any other seat tries the
+cheapest card that takes the trick, then its cheapest losers.
 """
 
 from __future__ import annotations
 
 from ..cards import SEATS, TEAM_OF, seats_from
 from ..rules import GameState
-from .bounds import trick_start_bounds
+from .bounds import mid_trick_bounds, trick_start_bounds
 from .outcome import HandOutcome, outcome_of, require_play
 from .position import FLOATING, HIGH_JOKER, LOW_JOKER, slot_points, slot_position
 
@@ -49,16 +52,20 @@ def solve(state: GameState) -> HandOutcome:
     position = slot_position(state)
     search = _Search()
     best_strength, best_seat = position.best
-    if best_seat < 0:  # at a trick's start: what each team surely takes bounds the value
-        low, high = trick_start_bounds(list(position.hands))
+    hands = list(position.hands)
+    if best_seat < 0:  # what each team surely takes bounds the value
+        low, high = trick_start_bounds(hands)
     else:
-        low, high = 0, position.trick_points + sum(map(slot_points, position.hands))
+        low, high = mid_trick_bounds(
+            hands, position.queue, 0, best_strength, best_seat, position.trick_points
+        )
     guess = (low + high) // 2
     while low < high:  # MTD(f): null-window probes, each bounding the value from one side
         beta = guess + 1 if guess == low else guess
+        # each probe tries the best card of the last one first
         guess = search.play(
-            list(position.hands), position.queue, 0, best_strength, best_seat,
-            position.trick_points, beta - 1, beta,
+            hands, position.queue, 0, best_strength, best_seat, position.trick_points,
+            beta - 1, beta, search.chosen,
         )  # fmt: skip
         if guess < beta:
             high = guess
@@ -126,6 +133,8 @@ class _Search:
     def __init__(self) -> None:
         self.table: dict[tuple, tuple[int, int, int]] = {}
         """Per trick start: a lower and an upper bound, and the rank of the best lead."""
+        self.in_trick: dict[tuple, tuple[int, int, int]] = {}
+        """Per position inside a trick: a lower and an upper bound, and the best card."""
         self.nodes = 0
         self.chosen = -1
         """The card the last ``play`` found best (read by ``lead`` for the table)."""
@@ -157,8 +166,41 @@ class _Search:
         self, hands: list[int], queue: tuple[int, ...], turn: int, best_strength: int,
         best_seat: int, points: int, alpha: int, beta: int, first: int = -1,
     ) -> int:  # fmt: skip
+        """Team 0's points from the ``turn``-th card of a trick, within the bounds known
+        for the position; ``first`` is a card to try before the others."""
+        if best_seat < 0:
+            return self.choose(
+                hands, queue, turn, best_strength, best_seat, points, alpha, beta, first
+            )
+        key = (*hands, queue, turn, best_strength, best_seat, points)
+        entry = self.in_trick.get(key)
+        if entry:
+            low, high, first = entry
+        else:
+            low, high = mid_trick_bounds(hands, queue, turn, best_strength, best_seat, points)
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
+        alpha, beta = max(alpha, low), min(beta, high)
+        value = self.choose(
+            hands, queue, turn, best_strength, best_seat, points, alpha, beta, first
+        )
+        if value <= alpha:
+            high = value
+        elif value >= beta:
+            low = value
+        else:
+            low = high = value
+        self.in_trick[key] = (low, high, self.chosen)
+        return value
+
+    def choose(
+        self, hands: list[int], queue: tuple[int, ...], turn: int, best_strength: int,
+        best_seat: int, points: int, alpha: int, beta: int, first: int = -1,
+    ) -> int:  # fmt: skip
         """Team 0's points from the ``turn``-th card of a trick, by fail-soft alpha-beta;
-        ``first`` is a card to try before the others (the table's best lead)."""
+        ``first`` is a card to try before the others (a table's best card)."""
         self.nodes += 1
         seat = queue[turn]
         maximizing = not TEAM_OF[seat]
