@@ -1,5 +1,5 @@
-"""The double-dummy solver: alpha-beta over strength slots, a transposition table at the
-start of each trick, and equivalent cards played once.
+"""The double-dummy solver: alpha-beta over strength slots, transposition tables with
+sure-point bounds, and equivalent cards played once.
 
 **Equivalent cards.** Two trumps of one seat are interchangeable when no other unplayed
 trump (in any hand, a floating joker counting as both joker slots) and not the best card
@@ -11,17 +11,23 @@ no point, so the seat plays only the lowest of each such run. The deuce counts 0
 
 **Transposition table.** At the start of a trick the value depends only on the hands
 and the leader (what was taken before is added outside), so the table keys on those and
-keeps a lower and an upper bound from each fail-soft search.
+keeps a lower and an upper bound from each fail-soft search. Inside a trick a second
+table keys on the plain hands and the trick so far: the null-window probes of MTD(f) meet
+the same positions again, and each starts from the bounds and the best card the last one
+found. A position met for the first time starts from the points each team surely takes
+(``bounds.py``), which settle many positions before a card is chosen.
 
-**Move order.** A leader tries its highest cards first; a seat whose partner holds the
-trick tries its point cards first; any other seat tries the cheapest card that takes the
-trick, then its cheapest losers.
+**Move order.** A card a table found best comes first. Then a leader tries its highest
+cards first (a floating joker by its strength, between the jack and the Jick); a seat
+whose partner holds the trick tries its point cards first; any other seat tries the
+cheapest card that takes the trick, then its cheapest losers.
 """
 
 from __future__ import annotations
 
 from ..cards import SEATS, TEAM_OF, seats_from
 from ..rules import GameState
+from .bounds import mid_trick_bounds, trick_start_bounds
 from .outcome import HandOutcome, outcome_of, require_play
 from .position import FLOATING, HIGH_JOKER, LOW_JOKER, slot_points, slot_position
 
@@ -46,16 +52,20 @@ def solve(state: GameState) -> HandOutcome:
     position = slot_position(state)
     search = _Search()
     best_strength, best_seat = position.best
-    if best_seat < 0:  # at a trick's start: what each team surely takes bounds the value
-        low, high = _bounds(list(position.hands))
+    hands = list(position.hands)
+    if best_seat < 0:  # what each team surely takes bounds the value
+        low, high = trick_start_bounds(hands)
     else:
-        low, high = 0, position.trick_points + sum(map(slot_points, position.hands))
+        low, high = mid_trick_bounds(
+            hands, position.queue, 0, best_strength, best_seat, position.trick_points
+        )
     guess = (low + high) // 2
     while low < high:  # MTD(f): null-window probes, each bounding the value from one side
         beta = guess + 1 if guess == low else guess
+        # each probe tries the best card of the last one first
         guess = search.play(
-            list(position.hands), position.queue, 0, best_strength, best_seat,
-            position.trick_points, beta - 1, beta,
+            hands, position.queue, 0, best_strength, best_seat, position.trick_points,
+            beta - 1, beta, search.chosen,
         )  # fmt: skip
         if guess < beta:
             high = guess
@@ -94,23 +104,6 @@ def _canonical(hands: list[int], leader: int) -> tuple[tuple, tuple[int, ...]]:
     return (*ranks, leader, points, above_jokers), slots
 
 
-def _bounds(hands: list[int]) -> tuple[int, int]:
-    """Bounds on team 0's points from a trick start: each team surely takes the points of
-    its cards that rank above every card of the other team (no trick they fall in can go
-    to the other team), a floating joker counted low in its own hand and high in others'."""
-    team0, team1 = hands[0] | hands[2], hands[1] | hands[3]
-    sure = []
-    for ours, theirs in ((hands[0::2], team1), (hands[1::2], team0)):
-        top = HIGH_JOKER if theirs & _FLOATING_BIT else 0
-        top = max(top, (theirs & _FIXED_SLOTS).bit_length() - 1)
-        above = ~((2 << top) - 1) & _FIXED_SLOTS
-        if top < LOW_JOKER:
-            above |= _FLOATING_BIT
-        sure.append(slot_points(ours[0] & above) + slot_points(ours[1] & above))
-    total = sum(map(slot_points, hands))
-    return sure[0], total - sure[1]
-
-
 def _last_trick(hands: list[int], queue: tuple[int, ...]) -> int:
     """Team 0's points from a trick in which every seat holds at most one card."""
     best_strength = winner = -1
@@ -131,7 +124,7 @@ def _order_against(slot: int, best_strength: int) -> tuple[bool, int, int]:
     """Where a card comes in the order of a seat whose opponents hold the trick: the
     cheapest card that takes it first, then the cheapest losers, point cards last."""
     loses = _STRENGTH_OF_SLOT[slot] < best_strength
-    return loses, _SLOT_POINTS[slot] if loses else 0, slot
+    return loses, _SLOT_POINTS[slot] if loses else 0, _STRENGTH_OF_SLOT[slot]
 
 
 class _Search:
@@ -140,6 +133,8 @@ class _Search:
     def __init__(self) -> None:
         self.table: dict[tuple, tuple[int, int, int]] = {}
         """Per trick start: a lower and an upper bound, and the rank of the best lead."""
+        self.in_trick: dict[tuple, tuple[int, int, int]] = {}
+        """Per position inside a trick: a lower and an upper bound, and the best card."""
         self.nodes = 0
         self.chosen = -1
         """The card the last ``play`` found best (read by ``lead`` for the table)."""
@@ -150,7 +145,7 @@ class _Search:
         if not any(hands[seat] & (hands[seat] - 1) for seat in queue):
             return _last_trick(hands, queue)
         key, slots = _canonical(hands, leader)
-        low, high, best_rank = self.table.get(key) or (*_bounds(hands), -1)
+        low, high, best_rank = self.table.get(key) or (*trick_start_bounds(hands), -1)
         if low >= beta or low == high:
             return low
         if high <= alpha:
@@ -171,8 +166,41 @@ class _Search:
         self, hands: list[int], queue: tuple[int, ...], turn: int, best_strength: int,
         best_seat: int, points: int, alpha: int, beta: int, first: int = -1,
     ) -> int:  # fmt: skip
+        """Team 0's points from the ``turn``-th card of a trick, within the bounds known
+        for the position; ``first`` is a card to try before the others."""
+        if best_seat < 0:
+            return self.choose(
+                hands, queue, turn, best_strength, best_seat, points, alpha, beta, first
+            )
+        key = (*hands, queue, turn, best_strength, best_seat, points)
+        entry = self.in_trick.get(key)
+        if entry:
+            low, high, first = entry
+        else:
+            low, high = mid_trick_bounds(hands, queue, turn, best_strength, best_seat, points)
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
+        alpha, beta = max(alpha, low), min(beta, high)
+        value = self.choose(
+            hands, queue, turn, best_strength, best_seat, points, alpha, beta, first
+        )
+        if value <= alpha:
+            high = value
+        elif value >= beta:
+            low = value
+        else:
+            low = high = value
+        self.in_trick[key] = (low, high, self.chosen)
+        return value
+
+    def choose(
+        self, hands: list[int], queue: tuple[int, ...], turn: int, best_strength: int,
+        best_seat: int, points: int, alpha: int, beta: int, first: int = -1,
+    ) -> int:  # fmt: skip
         """Team 0's points from the ``turn``-th card of a trick, by fail-soft alpha-beta;
-        ``first`` is a card to try before the others (the table's best lead)."""
+        ``first`` is a card to try before the others (a table's best card)."""
         self.nodes += 1
         seat = queue[turn]
         maximizing = not TEAM_OF[seat]
@@ -262,12 +290,12 @@ class _Search:
             ):
                 moves.append(slot)
             previous = slot
-        if hand & _FLOATING_BIT:
-            moves.append(FLOATING)
+        if hand & _FLOATING_BIT:  # between the jack's slot and the Jick's, by strength
+            moves.insert(sum(slot < HIGH_JOKER for slot in moves), FLOATING)
         if best_seat < 0:
             moves.reverse()  # lead from the top
         elif TEAM_OF[best_seat] == TEAM_OF[seat]:
-            moves.sort(key=lambda slot: (-_SLOT_POINTS[slot], slot))
+            moves.sort(key=lambda slot: (-_SLOT_POINTS[slot], _STRENGTH_OF_SLOT[slot]))
         else:
             moves.sort(key=lambda slot: _order_against(slot, best_strength))
         return moves

@@ -1,0 +1,144 @@
+"""What each team surely takes from the start of a trick: bounds for the solver's search.
+
+Every seat holding a trump plays one to every trick, so the hand lasts exactly as many
+tricks as the shorter team's longest hand, and a team that outlasts the other scores the
+cards it still holds. A team's cards that rank above every card of the other team (a
+floating joker counted low in its own hands and high in the other's) are its *winners*:
+a trick with one of them in it is the team's, whoever leads. So the team can play a
+winner in each of its first few tricks and take, besides the winners' own points:
+
+- every card the other team must play to those tricks, where the other team gives its
+  cheapest cards;
+- the cards its own seats drop into them (the seat not playing the winner gives its most
+  valuable other card), and the cards a seat that outlasts the other team keeps to the end.
+
+How many tricks in a row the winners take is limited by the hand's length, by the number
+of winners, and by the shorter of the team's two hands: once that seat is out of cards only
+the other seat's winners are left to take tricks. Any split of the tricks between the two
+seats' winners that the hands allow is a way of playing, so the best of them is a sure
+amount: a lower bound on the team's points with best play, and the total minus the other
+team's sure amount an upper bound.
+
+In the middle of a trick the bounds are plainer: a team's winners (now also above the
+trick's best card when the other team holds it) and the trick itself when the team holds
+it against every card still to come, or has a card still to come that beats them all.
+"""
+
+from __future__ import annotations
+
+from .position import FLOATING, HIGH_JOKER, LOW_JOKER, ONE_POINT, THREE_POINTS
+
+_FLOATING_BIT = 1 << FLOATING
+_FIXED_SLOTS = _FLOATING_BIT - 1
+
+
+def trick_start_bounds(hands: list[int]) -> tuple[int, int]:
+    """Bounds on team 0's points from the start of a trick, the seats' trumps as slots."""
+    team0 = sure_points(hands[0], hands[2], hands[1], hands[3])
+    team1 = sure_points(hands[1], hands[3], hands[0], hands[2])
+    total = 0
+    for hand in hands:
+        total += (hand & ONE_POINT).bit_count() + 3 * (hand & THREE_POINTS).bit_count()
+    return team0, total - team1
+
+
+def sure_points(one: int, two: int, three: int, four: int) -> int:
+    """The points that the team holding ``one`` and ``two`` takes from a trick start
+    however ``three`` and ``four`` play."""
+    theirs = three | four
+    top = (theirs & _FIXED_SLOTS).bit_length() - 1
+    if theirs & _FLOATING_BIT and top < HIGH_JOKER:
+        top = HIGH_JOKER
+    above = ~((1 << (top + 1)) - 1) & _FIXED_SLOTS
+    if top < LOW_JOKER:
+        above |= _FLOATING_BIT
+    winners_one, winners_two = one & above, two & above
+    won = winners_one | winners_two
+    sure = (won & ONE_POINT).bit_count() + 3 * (won & THREE_POINTS).bit_count()
+    if winners_one & winners_two:  # both floating jokers
+        sure += 1
+    held_one, held_two = one.bit_count(), two.bit_count()
+    held_three, held_four = three.bit_count(), four.bit_count()
+    tricks = min(max(held_one, held_two), max(held_three, held_four))
+    wins_one, wins_two = winners_one.bit_count(), winners_two.bit_count()
+    if not wins_one + wins_two and held_one <= tricks and held_two <= tricks:
+        return sure  # no trick is sure and no card outlasts the other team
+    shorter = min(held_one, held_two)
+    one_longer = held_one >= held_two
+    taken = min(tricks, wins_one + wins_two, shorter + (wins_one if one_longer else wins_two))
+    others_one, others_two = one & ~above, two & ~above
+    kept_one, kept_two = max(0, held_one - tricks), max(0, held_two - tricks)
+    saved = 0
+    for by_one in range(max(0, taken - wins_two), min(wins_one, taken) + 1):
+        by_two = taken - by_one
+        if (by_one if one_longer else by_two) < taken - shorter:
+            continue  # the shorter seat runs out before the tricks it would have to take
+        dropped_one = min(taken, held_one) - by_one + kept_one
+        dropped_two = min(taken, held_two) - by_two + kept_two
+        saved = max(saved, _dearest(dropped_one, others_one) + _dearest(dropped_two, others_two))
+    if taken:
+        sure += _cheapest(min(taken, held_three), three) + _cheapest(min(taken, held_four), four)
+    return sure + saved
+
+
+def mid_trick_bounds(
+    hands: list[int], queue: tuple[int, ...], turn: int, best_strength: int, best_seat: int,
+    points: int,
+) -> tuple[int, int]:  # fmt: skip
+    """Bounds on team 0's points from the ``turn``-th card of a trick whose best card so far
+    has ``best_strength`` and was played by ``best_seat``, with ``points`` in it."""
+    tops = []
+    total = points
+    for hand in hands:
+        top = (hand & _FIXED_SLOTS).bit_length() - 1
+        if hand & _FLOATING_BIT and top < HIGH_JOKER:
+            top = HIGH_JOKER
+        tops.append(top)
+        total += (hand & ONE_POINT).bit_count() + 3 * (hand & THREE_POINTS).bit_count()
+    to_come = [-1, -1]  # by team: the best card still to come to the trick
+    fixed_to_come = [-1, -1]  # the same without a floating joker, which may come low
+    for seat in queue[turn:]:
+        team = seat & 1
+        to_come[team] = max(to_come[team], tops[seat])
+        fixed_to_come[team] = max(
+            fixed_to_come[team], (hands[seat] & _FIXED_SLOTS).bit_length() - 1
+        )
+    holder = best_seat & 1
+    sure = [0, 0]
+    for team in (0, 1):
+        other = 1 - team
+        top = max(tops[other], tops[other + 2])
+        if holder == other:
+            top = max(top, best_strength)
+        above = ~((1 << (top + 1)) - 1) & _FIXED_SLOTS
+        if top < LOW_JOKER:
+            above |= _FLOATING_BIT
+        won = (hands[team] | hands[team + 2]) & above
+        sure[team] = (won & ONE_POINT).bit_count() + 3 * (won & THREE_POINTS).bit_count()
+        beats_to_come = fixed_to_come[team] > to_come[other]
+        if holder == team:
+            takes_trick = beats_to_come or best_strength > to_come[other]
+        else:
+            takes_trick = beats_to_come and fixed_to_come[team] > best_strength
+        if takes_trick:
+            sure[team] += points
+    return sure[0], total - sure[1]
+
+
+def _cheapest(count: int, hand: int) -> int:
+    """The fewest points that ``count`` cards of ``hand`` can carry."""
+    ones = (hand & ONE_POINT).bit_count()
+    zeros = hand.bit_count() - ones - (hand & THREE_POINTS).bit_count()
+    if count <= zeros:
+        return 0
+    if count <= zeros + ones:
+        return count - zeros
+    return ones + 3 * (count - zeros - ones)
+
+
+def _dearest(count: int, hand: int) -> int:
+    """The most points that ``count`` cards of ``hand`` can carry."""
+    threes = (hand & THREE_POINTS).bit_count()
+    if count <= threes:
+        return 3 * count
+    return 3 * threes + min(count - threes, (hand & ONE_POINT).bit_count())
