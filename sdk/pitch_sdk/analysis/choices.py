@@ -50,6 +50,9 @@ from ..walk import Dealt, Step, walk
 from .outcome import HandOutcome
 from .solver import solve
 
+Position = tuple[object, ...]
+"""A first lead's position (``GameState.key``), as the key of the solves of one sample."""
+
 DEFAULT_SAMPLES = 32
 """Sampled deals per decision: about half a second of CPU for a decision (bench/RESULTS.md,
 "decision values"), and a standard error of a point or two on the differences between
@@ -154,7 +157,7 @@ def choice_values(
     values: list[list[int]] = [[] for _ in view.legal_actions]
     for _ in range(samples):
         sample = determinize(view, rng)
-        solved: dict[tuple, tuple[int, int]] = {}
+        solved: dict[Position, tuple[int, int]] = {}
         for action, row in zip(view.legal_actions, values, strict=True):
             state = sample.copy()
             state.advance(action)
@@ -215,7 +218,7 @@ def _decision(
 
 
 def _play_out(
-    state: GameState, policy: GreedyBot, solved: dict[tuple, tuple[int, int]]
+    state: GameState, policy: GreedyBot, solved: dict[Position, tuple[int, int]]
 ) -> HandOutcome:
     """The hand's outcome from ``state``: the greedy bot's decisions up to the first lead,
     then the play solved double-dummy (one solve per distinct position in ``solved``)."""

@@ -31,6 +31,9 @@ from .bounds import mid_trick_bounds, trick_start_bounds
 from .outcome import HandOutcome, outcome_of, require_play
 from .position import FLOATING, HIGH_JOKER, LOW_JOKER, slot_points, slot_position
 
+Key = tuple[object, ...]
+"""A position as a transposition table's key."""
+
 _FLOATING_BIT = 1 << FLOATING
 _BOTH_JOKER_SLOTS = (1 << HIGH_JOKER) | (1 << LOW_JOKER)
 _FIXED_SLOTS = _FLOATING_BIT - 1
@@ -89,7 +92,7 @@ def _ranking(unplayed: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     return ranking
 
 
-def _canonical(hands: list[int], leader: int) -> tuple[tuple, tuple[int, ...]]:
+def _canonical(hands: list[int], leader: int) -> tuple[Key, tuple[int, ...]]:
     """A trick start's key with the played cards squeezed out (only the order of the
     unplayed cards and their points matter, so positions that differ only in which
     cards already fell share one entry), and the slot of each rank."""
@@ -131,9 +134,9 @@ class _Search:
     """One solve: the transposition table and the node count."""
 
     def __init__(self) -> None:
-        self.table: dict[tuple, tuple[int, int, int]] = {}
+        self.table: dict[Key, tuple[int, int, int]] = {}
         """Per trick start: a lower and an upper bound, and the rank of the best lead."""
-        self.in_trick: dict[tuple, tuple[int, int, int]] = {}
+        self.in_trick: dict[Key, tuple[int, int, int]] = {}
         """Per position inside a trick: a lower and an upper bound, and the best card."""
         self.nodes = 0
         self.chosen = -1
