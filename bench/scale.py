@@ -52,8 +52,8 @@ from pitch_ladder.database import database_url
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion, Game, GameRecord, Match, now
+from pitch_ladder.rating_tables import rerate
 from pitch_ladder.runner import schedule_rounds
-from pitch_ladder.standings import rerate
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game

@@ -14,7 +14,7 @@ from ladder_testkit import add_match, cli, game_row, ladder_with, store_games
 from sqlalchemy import create_engine, event, text
 from sqlmodel import Session, select
 
-from pitch_ladder import models, standings
+from pitch_ladder import models, rating_tables, standings
 from pitch_ladder.database import alembic_config, database_url, migrate
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import (
@@ -107,9 +107,11 @@ def test_the_fit_is_computed_once_per_change_of_the_games(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fits = []
-    real = standings.fit_arrays_by_group
+    real = rating_tables.fit_arrays_by_group
     monkeypatch.setattr(
-        standings, "fit_arrays_by_group", lambda *arrays: fits.append(1) or real(*arrays)
+        rating_tables,
+        "fit_arrays_by_group",
+        lambda *arrays, **options: fits.append(1) or real(*arrays, **options),
     )
     ladder, v = ladder_with(db_url, tmp_path, ["ann", "bob"])
     with Session(ladder.engine) as session:

@@ -46,7 +46,8 @@ if TYPE_CHECKING:
     from pitch_ladder.games import GameInfo
     from pitch_ladder.ladder import BotInfo
     from pitch_ladder.models import Author
-    from pitch_ladder.standings import Fit, Standing
+    from pitch_ladder.rating_tables import Fit
+    from pitch_ladder.standings import Standing
 
 log = logging.getLogger(__name__)
 
@@ -301,7 +302,7 @@ class Refit:
     def kept(self, session: Session) -> Iterator[Fit | None]:
         """The kept fit to show now (``None``: none is kept, the reader must fit); if it
         is stale, a refit starts when the reader is done, so as not to slow it down."""
-        from pitch_ladder.standings import kept_fit
+        from pitch_ladder.rating_tables import kept_fit
 
         kept = kept_fit(session)
         yield None if kept is None else kept[0]
@@ -323,7 +324,7 @@ class Refit:
         from sqlalchemy.exc import DBAPIError
         from sqlmodel import Session
 
-        from pitch_ladder.standings import current_fit
+        from pitch_ladder.rating_tables import current_fit
 
         try:
             with Session(self.engine) as session:
