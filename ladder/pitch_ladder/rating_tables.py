@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from itertools import chain
 from typing import Any, NamedTuple
 
@@ -42,6 +43,7 @@ from sqlalchemy import delete, func, insert
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
+from .database import driver_rows
 from .errors import LadderError
 from .models import (
     FitRating,
@@ -342,40 +344,47 @@ def current_fit(session: Session) -> Fit:
 def kept_fit(session: Session) -> tuple[Fit, bool] | None:
     """The fit kept in the database, and whether it is of the games stored now; ``None``
     when none is kept. For readers that would rather show the last fit at once than wait
-    for a new one (the web's standings, while a background refit runs)."""
-    state = session.get(FitState, FIT_ROW)
-    if state is None:
-        return None
-    through = session.exec(select(func.max(Game.id))).one()
-    return _kept_fit(session), state.through_game_id == through
+    for a new one (the web's standings, while a background refit runs: ``KeptFit``)."""
+    return KeptFit()(session)
+
+
+class KeptFit:
+    """``kept_fit`` for a server's readers: the fit's rows are read again only when a new
+    fit has been kept (``fit_state`` changed), so that a read after new games costs two
+    small queries, not the fit of every version."""
+
+    def __init__(self) -> None:
+        self._read: tuple[tuple[int | None, datetime], Fit] | None = None
+
+    def __call__(self, session: Session) -> tuple[Fit, bool] | None:
+        """``kept_fit(session)``, from memory while the kept fit is the one read last."""
+        state = session.get(FitState, FIT_ROW)
+        if state is None:
+            return None
+        through = session.exec(select(func.max(Game.id))).one()
+        mark = (state.through_game_id, state.fitted_at)
+        read = self._read
+        if read is None or read[0] != mark:
+            read = self._read = (mark, _kept_fit(session))  # one assignment: thread safe
+        return read[1], state.through_game_id == through
 
 
 def _pair_totals(session: Session) -> np.ndarray:
-    """Every row of ``pair_total`` (a, b, games, a's points) as an array, through the
-    driver's own cursor: a third of the time of result rows at half a million pairs."""
-    cursor = session.connection().connection.driver_connection.cursor()
-    try:
-        cursor.execute(
-            f"SELECT a_version_id, b_version_id, games, a_points FROM {PairTotal.__tablename__}"
-        )
-        rows = cursor.fetchall()
-    finally:
-        cursor.close()
+    """Every row of ``pair_total`` (a, b, games, a's points) as an array."""
+    rows = driver_rows(
+        session,
+        f"SELECT a_version_id, b_version_id, games, a_points FROM {PairTotal.__tablename__}",
+    )
     values = np.fromiter(chain.from_iterable(rows), dtype=float, count=4 * len(rows))
     return values.reshape(-1, 4)
 
 
 def _kept_fit(session: Session) -> Fit:
     ratings, groups = {}, {}
-    for version, rating, lower, upper, games, group in session.exec(
-        select(
-            FitRating.version_id,
-            FitRating.rating,
-            FitRating.lower,
-            FitRating.upper,
-            FitRating.games,
-            FitRating.group_index,
-        )
+    for version, rating, lower, upper, games, group in driver_rows(
+        session,
+        "SELECT version_id, rating, lower, upper, games, group_index "
+        f"FROM {FitRating.__tablename__}",
     ):
         ratings[version] = Rating(rating, lower, upper, games)
         groups.setdefault(group, []).append(version)

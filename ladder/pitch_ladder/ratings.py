@@ -75,17 +75,17 @@ SAMPLED_WIDTH_TOLERANCE = 0.05
 """How far (relative) the interval widths of ``_sampled_variances`` may be from the exact
 ones on a scheduler's ladder: checked by ``test_ratings``."""
 
-_CG_TOLERANCE = 1e-10
-"""Relative residual at which conjugate gradients stop."""
+_CG_TOLERANCE = 1e-8
+"""Relative residual at which conjugate gradients stop: about the least that rounding
+lets them reach at 10,000 bots (tighter, they run to ``_CG_ITERATIONS`` and wander)."""
 _CG_LOOSEST = 1e-3
 """The loosest tolerance of a Newton step's conjugate gradients (far from the maximum)."""
 _SAMPLE_TOLERANCE = 1e-4
 """Conjugate gradients' tolerance for the exact variances of ``_sampled_variances``."""
 _BLOCK_COLUMNS = 8
-_CG_ITERATIONS_PER_BOT = 10
-_CG_ITERATIONS = 100
-"""Conjugate gradients stop after ``_CG_ITERATIONS_PER_BOT`` iterations per bot plus
-these, converged or not (in exact arithmetic they end within one per bot)."""
+_CG_ITERATIONS = 2000
+"""Conjugate gradients stop after this many iterations, converged or not (a few hundred
+suffice at 10,000 bots; the line search refuses a step that a stop leaves poor)."""
 _MAX_HALVINGS = 60
 _ROUNDING_SLACK = 1e-12
 
@@ -349,7 +349,7 @@ def _solve(
     direction = preconditioned.copy()
     product = (residual * preconditioned).sum(axis=0)
     goal = tolerance**2 * product
-    for _ in range(_CG_ITERATIONS_PER_BOT * len(rights) + _CG_ITERATIONS):
+    for _ in range(_CG_ITERATIONS):
         if (product <= goal).all():
             break
         image = _product(information, direction)
@@ -383,9 +383,10 @@ def _newton_step(table: _Table, theta: np.ndarray) -> np.ndarray:
     which keeps Newton's fast finish).
     """
     gradient, information = _gradient_and_information(table, theta)
-    uphill = np.linalg.norm(gradient - gradient.mean())  # what the mean constraint leaves
-    tolerance = float(np.clip(uphill, _CG_TOLERANCE, _CG_LOOSEST))
-    step = _solve(information, gradient[:, None], tolerance)[:, 0]
+    uphill = gradient - gradient.mean()  # what the mean constraint leaves of it: the same
+    # step (only λ differs), and rounding then scales with what is left to climb
+    tolerance = float(np.clip(np.linalg.norm(uphill), _CG_TOLERANCE, _CG_LOOSEST))
+    step = _solve(information, uphill[:, None], tolerance)[:, 0]
     return step - step.mean()  # what rounding leaves
 
 
