@@ -65,8 +65,8 @@ _BETA = math.log(10.0) / 400.0
 
 EXACT_VARIANCE_BOTS = 1000
 """Up to this many bots in a group, the intervals come from the exact inverse information
-(a dense Cholesky factorization: a fraction of a second); above, from
-``_sampled_variances``."""
+(a dense Cholesky inverse, which grows with the cube of the bots: well under a second
+at 1,000); above, from ``_sampled_variances``."""
 
 VARIANCE_SAMPLE = 16
 """Bots whose exact variance calibrates ``_sampled_variances``: one sparse solve each."""
@@ -76,8 +76,8 @@ SAMPLED_WIDTH_TOLERANCE = 0.05
 ones on a scheduler's ladder: checked by ``test_ratings``."""
 
 _CG_TOLERANCE = 1e-8
-"""Relative residual at which conjugate gradients stop: about the least that rounding
-lets them reach at 10,000 bots (tighter, they run to ``_CG_ITERATIONS`` and wander)."""
+"""Relative residual at which conjugate gradients stop: the last Newton steps move the
+ratings by far less than the fit's tolerance, and rounding still lets them get there."""
 _CG_LOOSEST = 1e-3
 """The loosest tolerance of a Newton step's conjugate gradients (far from the maximum)."""
 _SAMPLE_TOLERANCE = 1e-4
@@ -85,7 +85,7 @@ _SAMPLE_TOLERANCE = 1e-4
 _BLOCK_COLUMNS = 8
 _CG_ITERATIONS = 2000
 """Conjugate gradients stop after this many iterations, converged or not (a few hundred
-suffice at 10,000 bots; the line search refuses a step that a stop leaves poor)."""
+suffice at 10,000 bots; the line search keeps a poor step from lowering the likelihood)."""
 _MAX_HALVINGS = 60
 _ROUNDING_SLACK = 1e-12
 
@@ -459,7 +459,9 @@ def _sampled_variances(information: sparse.csr_array) -> np.ndarray:
     shortfall of the local variances is much the same for every bot of a ladder (the
     chains of games that it leaves out are alike), so one factor corrects most of it:
     ``test_ratings`` checks the widths against the exact ones to within
-    ``SAMPLED_WIDTH_TOLERANCE``.
+    ``SAMPLED_WIDTH_TOLERANCE`` on a scheduler's ladder (placement spreads each bot's
+    opponents over the field). On thin ladders, a handful of opponents a bot, single
+    widths were measured 9-14% off (too narrow as often as too wide).
     """
     size = information.shape[0]
     local = _local_variances(information)
