@@ -5,6 +5,8 @@ Run by hand (never by the tests)::
     uv run python bench/scale.py                          # 10/1,000 and 100/100,000, SQLite
     uv run python bench/scale.py --sizes 1000x1000000 --db sqlite,postgresql \\
         --postgres postgresql://USER@HOST:PORT/DATABASE
+    uv run python bench/scale.py --sizes '' --standings 1000x1000000,10000x10000000 \\
+        --db sqlite,postgresql
 
 Results go in ``bench/RESULTS.md`` under "## scale".
 
@@ -24,6 +26,21 @@ Then, through the ``Ladder`` methods the commands call (median of ``--repeats``)
 - the start of a run: ``Ladder.run`` until its first match is handed to the executor (a
   new round robin is scheduled first: N (N - 1) / 2 match rows).
 
+With ``--standings BOTSxGAMES`` (e.g. ``10000x10000000``), the standings at a size no
+round robin reaches, as a scheduler plays them: each bot against its ``--neighbours``
+nearest in strength on each side and ``--spread`` bots at even steps down the field
+(placement), the games of each pair summed. Only the tables the standings read are built
+(``pair_total``, ``version_rating``: storing ten million records is not what is measured),
+plus one match whose games are stored as a poll stores them. Then:
+
+- the fit alone, on the pair totals in memory (at most 2,000 bots, also the dense Newton
+  solve it replaced, ``ladder/tests/dense_bradley_terry.py``, for the ratio);
+- a cold refit: ``current_fit`` with no fit kept (read the totals, fit, keep the fit);
+- the web's read with the kept fit, then its first read after a new game (the kept fit,
+  stale, while a refit starts in the background: the read the target is about);
+- the refit after new games (``current_fit``, started from the kept fit), as the
+  background one and ``pitch ladder standings`` run it.
+
 PostgreSQL ladders are built in a schema of their own, dropped afterwards.
 """
 
@@ -36,6 +53,7 @@ import math
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -45,22 +63,39 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
 from sqlalchemy import create_engine, func, insert, text, update
 from sqlmodel import Session, col, select
 
 from pitch_ladder.database import database_url
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Bot, BotVersion, Game, GameRecord, Match, now
+from pitch_ladder.models import (
+    Bot,
+    BotVersion,
+    Game,
+    GameRecord,
+    Match,
+    PairTotal,
+    VersionRating,
+    now,
+)
+from pitch_ladder.rating_tables import _pair_totals, current_fit, rerate
+from pitch_ladder.ratings import _tabulate, fit_arrays_by_group
 from pitch_ladder.runner import schedule_rounds
-from pitch_ladder.standings import rerate
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
+from pitch_web.source import LadderSource
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "ladder" / "tests"))  # the reference
+from dense_bradley_terry import dense_fit
 
 RULES = {"hand_cap": 1}
 CHUNK = 20_000
 DEFAULT_SIZES = "10x1000,100x100000"
+DENSE_UP_TO = 2000
+"""The dense Newton solve is timed up to this many bots (its cost grows with their cube)."""
 
 
 def record() -> dict[str, Any]:
@@ -298,6 +333,175 @@ def run_size(
     return {**{f"build: {k}": v for k, v in took.items()}, **results}
 
 
+def _add_bots(session: Session, bots: int) -> None:
+    names = [f"bot{n:05d}" for n in range(bots)]
+    session.connection().execute(
+        insert(Bot), [{"name": name, "active": True, "created_at": now()} for name in names]
+    )
+    ids = dict(session.exec(select(Bot.name, Bot.id)).all())
+    session.connection().execute(
+        insert(BotVersion),
+        [
+            {
+                "bot_id": ids[name],
+                "content_hash": f"{n:064x}",
+                "folder": f"bots/{name}/{n:012x}",
+                "manifest_name": name,
+                "manifest_version": "1",
+                "command": ["python", "bot.py"],
+                "description": "",
+                "author": "",
+                "submitted_at": now(),
+            }
+            for n, name in enumerate(names)
+        ],
+    )
+
+
+def scheduler_pairs(
+    bots: int, games: int, neighbours: int, spread: int, seed: int = 1
+) -> tuple[np.ndarray, ...]:
+    """Pair totals as a scheduler leaves them (version ids 1..bots, strongest first): each
+    bot against its ``neighbours`` nearest on each side and ``spread`` bots at even steps
+    down the field, ``games`` in all spread evenly, results drawn from the strengths."""
+    rng = np.random.default_rng(seed)
+    strength = np.sort(rng.normal(0.0, 200.0, bots))[::-1]
+    index = np.arange(bots)
+    a = np.concatenate([index[: bots - d] for d in range(1, neighbours + 1)] + [index] * spread)
+    b = np.concatenate(
+        [index[d:] for d in range(1, neighbours + 1)]
+        + [(index + (s + 1) * bots // (spread + 1)) % bots for s in range(spread)]
+    )
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    keys = np.unique(low * bots + high)
+    a, b = keys // bots, keys % bots
+    played = rng.multinomial(games - len(a), np.full(len(a), 1.0 / len(a))) + 1
+    p = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a]) / 400.0))
+    draws = rng.binomial(played, 0.03)
+    wins = rng.binomial(played - draws, p)
+    return a + 1, b + 1, played, wins + 0.5 * draws
+
+
+def build_standings(
+    ladder: Ladder, bots: int, games: int, neighbours: int, spread: int
+) -> dict[str, float]:
+    """The tables the standings read, for ``scheduler_pairs``; one match to store games in."""
+    started = time.perf_counter()
+    a, b, played, points = scheduler_pairs(bots, games, neighbours, spread)
+    with Session(ladder.engine) as session:
+        _add_bots(session, bots)
+        rows = [
+            {"a_version_id": x, "b_version_id": y, "games": n, "a_points": pts}
+            for x, y, n, pts in zip(
+                a.tolist(), b.tolist(), played.tolist(), points.tolist(), strict=True
+            )
+        ]
+        for start in range(0, len(rows), CHUNK):
+            session.connection().execute(insert(PairTotal), rows[start : start + CHUNK])
+        size = bots + 1
+        counts = np.bincount(a, played, size) + np.bincount(b, played, size)
+        scored = np.bincount(a, points, size) + np.bincount(b, played - points, size)
+        session.connection().execute(
+            insert(VersionRating),
+            [
+                {
+                    "version_id": v,
+                    "elo": 1500.0,
+                    "games": int(counts[v]),
+                    "wins": int(scored[v]),
+                    "losses": int(counts[v] - scored[v]),
+                    "draws": 0,
+                }
+                for v in range(1, size)
+            ],
+        )
+        session.add(
+            Match.model_validate(
+                {
+                    "round": 1,
+                    "a_version_id": 1,
+                    "b_version_id": 2,
+                    "seed": 1,
+                    "games_planned": 2,
+                    "settings": RULES,
+                    "folder": "matches/r0001-bot00000-vs-bot00001",
+                }
+            )
+        )
+        session.commit()
+    if ladder.engine.dialect.name == "postgresql":
+        with ladder.engine.connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("ANALYZE")
+    return {"pairs": float(len(a)), "tables": time.perf_counter() - started}
+
+
+def measure_standings(ladder: Ladder, url: str | None, repeats: int) -> dict[str, float]:
+    """Seconds of the fit, the refits and the web's reads (see the module's docstring); the
+    ones the targets are about also in CPU seconds of this process, which a loaded machine
+    stretches less than the wall clock."""
+    results: dict[str, float] = {}
+    with Session(ladder.engine) as session:
+        values = _pair_totals(session)
+    arrays = (values[:, 0].astype(np.int64), values[:, 1].astype(np.int64), *values[:, 2:].T)
+    bots = len(np.unique(values[:, :2]))
+    _clocked(results, "fit alone, sparse (the pair totals in memory)", fit_arrays_by_group, *arrays)
+    if bots <= DENSE_UP_TO:
+        _clocked(results, "fit alone, dense Newton (before)", dense_fit, _tabulate(*arrays))
+    with Session(ladder.engine) as session:
+        _clocked(results, "refit, cold (no fit kept): current_fit", current_fit, session)
+    source = LadderSource(ladder.folder, url)
+    try:
+        source.standings()
+        results["web standings, kept fit"] = timed(source.standings, repeats)
+        store_one(ladder)
+        lines = _clocked(results, "web standings, first read after a new game", source.standings)
+        assert len(lines) == bots
+        source.refit.join(timeout=600)
+    finally:
+        source.close()
+    refits = []
+    for _ in range(repeats):
+        store_one(ladder)
+        with Session(ladder.engine) as session:
+            clock = time.perf_counter(), time.process_time()
+            current_fit(session)
+            refits.append((time.perf_counter() - clock[0], time.process_time() - clock[1]))
+    name = "refit after a new game (from the kept fit): current_fit"
+    results[name] = statistics.median(wall for wall, _ in refits)
+    results[f"{name}, CPU"] = statistics.median(cpu for _, cpu in refits)
+    return results
+
+
+def _clocked(results: dict[str, float], name: str, call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)``, its wall-clock and CPU seconds noted in ``results``."""
+    clock = time.perf_counter(), time.process_time()
+    value = call(*args)
+    results[name] = time.perf_counter() - clock[0]
+    results[f"{name}, CPU"] = time.process_time() - clock[1]
+    return value
+
+
+def run_standings(
+    kind: str, bots: int, games: int, args: argparse.Namespace, scratch: Path
+) -> dict[str, float]:
+    folder = scratch / f"standings-{kind}-{bots}-{games}"
+    drop: Callable[[], None] = lambda: None  # noqa: E731
+    url = None
+    if kind == "postgresql":
+        if not args.postgres:
+            raise SystemExit("--postgres URL (or PITCH_TEST_POSTGRES_URL) is needed")
+        url, drop = _postgres_schema(args.postgres, scratch)
+    try:
+        with Ladder.init(folder, url) as ladder:
+            took = build_standings(ladder, bots, games, args.neighbours, args.spread)
+            print(f"  built: {int(took['pairs'])} pairs in {took['tables']:.1f} s", flush=True)
+            results = measure_standings(ladder, url, args.repeats)
+            print(f"  load average: {os.getloadavg()[0]:.1f}", flush=True)
+            return results
+    finally:
+        drop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help="BOTSxGAMES,... ")
@@ -305,28 +509,45 @@ def main() -> None:
     parser.add_argument("--postgres", default=os.environ.get("PITCH_TEST_POSTGRES_URL"))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--scratch", type=Path, default=None, help="Where SQLite ladders go.")
+    parser.add_argument("--standings", default="", help="BOTSxGAMES,... with sparse pairings")
+    parser.add_argument("--neighbours", type=int, default=20, help="Nearest opponents a side.")
+    parser.add_argument("--spread", type=int, default=8, help="Placement opponents a bot.")
     args = parser.parse_args()
-    sizes = [tuple(map(int, size.split("x"))) for size in args.sizes.split(",")]
     table: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="pitch-scale-", dir=args.scratch) as scratch:
         for kind in args.db.split(","):
-            for bots, games in sizes:
+            for bots, games in _sizes(args.sizes):
                 print(f"{kind}: {bots} bots, {games} games", flush=True)
                 column = f"{kind} {bots}/{games}"
                 table[column] = run_size(
                     kind, bots, games, args.repeats, args.postgres, Path(scratch)
                 )
-                for name, seconds in table[column].items():
-                    print(f"  {name}: {seconds * 1000:.1f} ms", flush=True)
-    rows = list(next(iter(table.values())))
+                _print(table[column])
+            for bots, games in _sizes(args.standings):
+                print(f"{kind}: standings of {bots} bots, {games} games", flush=True)
+                column = f"{kind} {bots}/{games} sparse"
+                table[column] = run_standings(kind, bots, games, args, Path(scratch))
+                _print(table[column])
+    rows = list(dict.fromkeys(row for column in table.values() for row in column))
     print("\n| measure | " + " | ".join(table) + " |")
     print("|---|" + "---|" * len(table))
     for row in rows:
-        cells = [_shown(table[column][row]) for column in table]
+        cells = [_shown(table[column].get(row)) for column in table]
         print(f"| {row} | " + " | ".join(cells) + " |")
 
 
-def _shown(seconds: float) -> str:
+def _sizes(text: str) -> list[tuple[int, int]]:
+    return [(int(b), int(g)) for b, g in (size.split("x") for size in text.split(",") if size)]
+
+
+def _print(column: dict[str, float]) -> None:
+    for name, seconds in column.items():
+        print(f"  {name}: {seconds * 1000:.1f} ms", flush=True)
+
+
+def _shown(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
     return f"{seconds:.1f} s" if seconds >= 10 else f"{seconds * 1000:.1f} ms"
 
 

@@ -336,7 +336,7 @@ def standings_table(lines: list[Standing]) -> RenderableType:
     With more than one group, a note above the table says that ratings are not comparable
     between groups, and a ``group`` column and a rule separate them.
     """
-    from pitch_ladder.standings import GAME_ORDER
+    from pitch_ladder.rating_tables import GAME_ORDER
 
     groups = sorted({line.group for line in lines if line.group is not None})
     split = len(groups) > 1

@@ -24,8 +24,9 @@ from pitch_referee.team_ratings import TeamRating
 
 from .models import Bot, BotVersion, Game, GameRecord, Match, RatingHistory, VersionRating
 from .partnerships import team_ratings
+from .rating_tables import Fit
 from .ratings import INITIAL_RATING, Rating
-from .standings import Fit, label_of
+from .standings import label_of
 
 MATCH_STATUSES = ("pending", "finished", "cancelled")
 FAULT_GAMES = 200
@@ -421,7 +422,7 @@ def rating_history(
     """A version's Elo after each of its games (in the Elo order), thinned to about
     ``points`` points, its first and last always kept.
 
-    The rows' ids are in the Elo order (``standings._replay_tail`` writes a version's
+    The rows' ids are in the Elo order (``rating_tables._replay_tail`` writes a version's
     rows in that order, and rewrites every row after a game imported late), so the
     version's index gives them in order without reading the games.
     """

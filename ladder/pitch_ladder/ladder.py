@@ -52,6 +52,7 @@ from .games import (
 from .lock import RunLock, waiting_lock
 from .models import Bot, BotVersion, Match, VersionRating
 from .ownership import claim_database, new_ladder_id
+from .rating_tables import Fit, current_fit, rebuild
 from .runner import (
     Pools,
     ProgressCallback,
@@ -61,15 +62,7 @@ from .runner import (
     schedule_rounds,
 )
 from .scratch import remove_tree, scratch_folder, sweep
-from .standings import (
-    Fit,
-    Standing,
-    current_fit,
-    latest_rows,
-    rebuild,
-    standings,
-    version_label,
-)
+from .standings import Standing, latest_rows, standings, version_label
 from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_test
 
 LADDER_FILE = "ladder.toml"

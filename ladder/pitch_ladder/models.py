@@ -4,7 +4,7 @@ ratings, and whose it is.
 The games are the ladder's facts; ``rating_history``, ``version_rating``, ``pair_total``,
 the cached fit (``fit_rating``, ``fit_state``) and team ratings (``team_rating``,
 ``team_fit_state``) are derived from them and kept up to
-date as games are stored (``pitch_ladder.standings``), so that no read needs every game.
+date as games are stored (``pitch_ladder.rating_tables``), so that no read needs every game.
 
 Each table has a fields-only data model (``...Base``) that validates input; rows are built
 with ``Table.model_validate(...)``, never with the table constructor, which skips
@@ -226,7 +226,7 @@ class RatingHistoryBase(SQLModel):
     game_id: int = Field(foreign_key="game.id", index=True)
     """The ``game.id`` after which the version had this rating."""
     rating: float
-    """Sequential Elo after the game (see ``pitch_ladder.standings``)."""
+    """Sequential Elo after the game (see ``pitch_ladder.rating_tables``)."""
     rating_before: float
     """Sequential Elo before the game: where a replay from this game on starts."""
 

@@ -7,7 +7,7 @@ another one, and its result belongs to both: the team model
 plays well only beside itself shows it. The two ratings are shown side by side.
 
 The model is sequential, so its ratings depend on the order of the games: it rates them
-in the ladder's one order (``standings.GAME_ORDER``: round, match, game), never in the
+in the ladder's one order (``rating_tables.GAME_ORDER``: round, match, game), never in the
 order they were stored, so the same games always give the same ratings however a run
 was interrupted or however many workers played it. They are computed on the first read
 after new games and kept (``team_rating``, valid while ``team_fit_state`` names the
@@ -54,7 +54,7 @@ def team_ratings(session: Session) -> dict[int, TeamRating]:
 
     New games that all come after the last one rated, in ``GAME_ORDER`` (a new round, a
     match that finished after those before it), are rated on from the kept ratings: only
-    they are read. Otherwise every team game is rated again. As ``standings.current_fit``,
+    they are read. Otherwise every team game is rated again. As ``rating_tables.current_fit``,
     the newest game id is read first, and keeping is best effort (another command wrote
     them first, a busy or read-only database).
     """

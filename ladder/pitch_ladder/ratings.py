@@ -1,8 +1,8 @@
 """Ladder ratings from finished games: sequential Elo and a Bradley-Terry maximum-likelihood fit.
 
-This module owns how the ladder turns game results into ratings. It is pure math (numpy for
-the fit's linear algebra, and the logistic Elo helpers of ``pitch_referee.stats``): no
-database, no I/O.
+This module owns how the ladder turns game results into ratings. It is pure math (numpy and
+scipy's sparse matrices for the fit, and the logistic Elo helpers of ``pitch_referee.stats``):
+no database, no I/O.
 
 A game is ``(a, b, score_a)``: bot A's team against bot B's team (each partnership team is
 two copies of one bot), with A's score 1 for a win, 0.5 for a draw and 0 for a loss.
@@ -15,9 +15,11 @@ rank by.
 
 The fit needs only how many games each pair of bots played and how many points each side
 scored (a ``Pairing``), never the games one by one: the ladder keeps those sums up to date
-as games are stored, so a fit costs the same at a thousand games and at a million, and
-about the cube of the number of bots (a dense solve per Newton step: well under a second
-at a thousand bots).
+as games are stored, so a fit costs the same at a thousand games and at a million. Its
+cost grows with the pairs that played, not with the square of the bots: each Newton step
+is solved by conjugate gradients over the sparse information matrix (a few seconds at
+10,000 bots with a few dozen opponents each), and a fit can start from the last one
+(``start``), which leaves a step or two after new games.
 
 A rating compares bots only through the games that connect them. Bots whose results do
 not connect (``connected_groups``: groups that never met, directly or through other bots)
@@ -33,6 +35,8 @@ from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import sparse
+from scipy.linalg import lapack
 
 from pitch_referee.stats import Z_95, score_from_elo
 
@@ -59,6 +63,29 @@ put them on one scale by the prior alone (see ``connected_groups``).
 _BETA = math.log(10.0) / 400.0
 """Natural-log units per Elo point: ``score_from_elo(x) == 1 / (1 + exp(-_BETA * x))``."""
 
+EXACT_VARIANCE_BOTS = 1000
+"""Up to this many bots in a group, the intervals come from the exact inverse information
+(a dense Cholesky inverse, which grows with the cube of the bots: well under a second
+at 1,000); above, from ``_sampled_variances``."""
+
+VARIANCE_SAMPLE = 16
+"""Bots whose exact variance calibrates ``_sampled_variances``: one sparse solve each."""
+
+SAMPLED_WIDTH_TOLERANCE = 0.05
+"""How far (relative) the interval widths of ``_sampled_variances`` may be from the exact
+ones on a scheduler's ladder: checked by ``test_ratings``."""
+
+_CG_TOLERANCE = 1e-8
+"""Relative residual at which conjugate gradients stop: the last Newton steps move the
+ratings by far less than the fit's tolerance, and rounding still lets them get there."""
+_CG_LOOSEST = 1e-3
+"""The loosest tolerance of a Newton step's conjugate gradients (far from the maximum)."""
+_SAMPLE_TOLERANCE = 1e-4
+"""Conjugate gradients' tolerance for the exact variances of ``_sampled_variances``."""
+_BLOCK_COLUMNS = 8
+_CG_ITERATIONS = 2000
+"""Conjugate gradients stop after this many iterations, converged or not (a few hundred
+suffice at 10,000 bots; the line search keeps a poor step from lowering the likelihood)."""
 _MAX_HALVINGS = 60
 _ROUNDING_SLACK = 1e-12
 
@@ -259,8 +286,11 @@ def _log_likelihood(table: _Table, theta: np.ndarray) -> float:
     return float(-games.sum() - PRIOR_DRAWS * 0.5 * priors.sum())
 
 
-def _gradient_and_information(table: _Table, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient of the log-likelihood and the observed information (minus the Hessian)."""
+def _gradient_and_information(
+    table: _Table, theta: np.ndarray
+) -> tuple[np.ndarray, sparse.csr_array]:
+    """Gradient of the log-likelihood and the observed information (minus the Hessian), the
+    latter sparse: one entry per pair that played, and the diagonal."""
     size = len(theta)
     q = _expected(theta - INITIAL_RATING)
     p = _expected(theta[table.first] - theta[table.second])
@@ -271,15 +301,22 @@ def _gradient_and_information(table: _Table, theta: np.ndarray) -> tuple[np.ndar
         - np.bincount(table.second, residual, size)
     )
     weight = _BETA**2 * table.played * p * (1.0 - p)
-    information = np.zeros((size, size))
-    information[table.first, table.second] = -weight  # each pair once: no sums needed
-    information[table.second, table.first] = -weight
     diagonal = (
         _BETA**2 * PRIOR_DRAWS * q * (1.0 - q)
         + np.bincount(table.first, weight, size)
         + np.bincount(table.second, weight, size)
     )
-    information[np.diag_indices(size)] = diagonal
+    everyone = np.arange(size)
+    information = sparse.csr_array(
+        (
+            np.concatenate([-weight, -weight, diagonal]),
+            (
+                np.concatenate([table.first, table.second, everyone]),
+                np.concatenate([table.second, table.first, everyone]),
+            ),
+        ),
+        shape=(size, size),
+    )
     return gradient, information
 
 
@@ -288,42 +325,69 @@ def _expected(difference: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-_BETA * difference))
 
 
-def _reduce(gradient: np.ndarray, information: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient and information for the first n-1 ratings, the last one pinned by the mean.
+def _solve(
+    information: sparse.csr_array, rights: np.ndarray, tolerance: float = _CG_TOLERANCE
+) -> np.ndarray:
+    """The solution ``d`` of ``H d = r - λ1`` with ``sum(d) == 0``, for each column ``r``
+    of ``rights`` (``H`` the information): what the ratings do under the mean constraint.
 
-    With ``theta_last = n * INITIAL_RATING - sum(others)``, the chain rule gives
-    ``g_k - g_last`` and ``J_kl - J_k,last - J_last,l + J_last,last``.
+    By conjugate gradients projected on the ratings that keep their mean and
+    preconditioned by the diagonal (the projection taken in the preconditioner's metric,
+    so every direction keeps the mean), the columns side by side. ``H`` is symmetric
+    positive definite (the prior draws add to its diagonal), so they converge; they stop
+    once every column's preconditioned residual is below ``tolerance`` of its start.
     """
-    last = len(gradient) - 1
-    reduced = (
-        information[:last, :last]
-        - information[:last, last][:, None]
-        - information[last, :last][None, :]
-        + information[last, last]
-    )
-    return gradient[:last] - gradient[last], reduced
+    inverse_diagonal = 1.0 / information.diagonal()[:, None]
+
+    def precondition(residual: np.ndarray) -> np.ndarray:
+        scaled = inverse_diagonal * residual
+        return scaled - inverse_diagonal * (scaled.sum(axis=0) / inverse_diagonal.sum())
+
+    solution = np.zeros_like(rights)
+    residual = rights.copy()
+    preconditioned = precondition(residual)
+    direction = preconditioned.copy()
+    product = (residual * preconditioned).sum(axis=0)
+    goal = tolerance**2 * product
+    for _ in range(_CG_ITERATIONS):
+        if (product <= goal).all():
+            break
+        image = _product(information, direction)
+        curvature = (direction * image).sum(axis=0)
+        length = np.divide(product, curvature, out=np.zeros_like(product), where=curvature > 0)
+        solution += length * direction
+        residual -= length * image
+        preconditioned = precondition(residual)
+        before, product = product, (residual * preconditioned).sum(axis=0)
+        turn = np.divide(product, before, out=np.zeros_like(product), where=before > 0)
+        direction = preconditioned + turn * direction
+    return solution
 
 
-def _invert(matrix: np.ndarray) -> np.ndarray:
-    """Inverse of a square matrix (LAPACK, through numpy).
-
-    Raises:
-        ValueError: the matrix is singular.
-    """
-    try:
-        return np.linalg.inv(np.asarray(matrix, dtype=float))
-    except np.linalg.LinAlgError:
-        raise ValueError("matrix is singular") from None
+def _product(matrix: sparse.csr_array, block: np.ndarray) -> np.ndarray:
+    """``matrix @ block``: column by column for a few columns, where scipy's product with a
+    block is several times slower than its product with a vector."""
+    if block.shape[1] > _BLOCK_COLUMNS:
+        return matrix @ block
+    return np.column_stack([matrix @ column for column in block.T])
 
 
 def _newton_step(table: _Table, theta: np.ndarray) -> np.ndarray:
-    """Newton direction for ``theta`` that keeps the mean rating fixed."""
-    reduced_gradient, reduced_information = _reduce(*_gradient_and_information(table, theta))
-    try:
-        step = np.linalg.solve(reduced_information, reduced_gradient)
-    except np.linalg.LinAlgError:
-        raise ValueError("matrix is singular") from None
-    return np.append(step, -step.sum())
+    """Newton direction for ``theta`` that keeps the mean rating fixed.
+
+    The step ``d`` maximizes the quadratic model subject to ``sum(d) == 0``: with ``H`` the
+    information and ``g`` the gradient, ``H d = g - λ1`` (``λ`` a Lagrange multiplier),
+    one ``_solve``. Far from the maximum it is solved loosely (to the size of the gradient
+    along the constraint): the step is only a direction there; the last steps, where
+    that gradient vanishes, are solved to ``_CG_TOLERANCE`` (an inexact Newton method,
+    which keeps Newton's fast finish).
+    """
+    gradient, information = _gradient_and_information(table, theta)
+    uphill = gradient - gradient.mean()  # what the mean constraint leaves of it: the same
+    # step (only λ differs), and rounding then scales with what is left to climb
+    tolerance = float(np.clip(np.linalg.norm(uphill), _CG_TOLERANCE, _CG_LOOSEST))
+    step = _solve(information, uphill[:, None], tolerance)[:, 0]
+    return step - step.mean()  # what rounding leaves
 
 
 def _line_search(
@@ -347,14 +411,66 @@ def _line_search(
 
 
 def _variances(table: _Table, theta: np.ndarray) -> np.ndarray:
-    """Variance of each rating: the inverse observed information under the mean constraint.
+    """Variance of each rating under the mean constraint, from the observed information.
 
-    The first n-1 variances are the diagonal of the inverted reduced information; the last
-    rating is minus the sum of the others (plus a constant), so its variance is the sum of
-    every entry.
+    With ``H`` the information, the covariance of ratings whose mean is fixed is
+    ``H⁻¹ - u uᵀ / sum(u)`` with ``u = H⁻¹1`` (the inverse of the information on the
+    ratings that keep the mean). Exact up to ``EXACT_VARIANCE_BOTS`` bots; above, where
+    the inverse of ``H`` is out of reach (it is dense), ``_sampled_variances``.
     """
-    covariance = _invert(_reduce(*_gradient_and_information(table, theta))[1])
-    return np.append(np.diagonal(covariance), covariance.sum())
+    information = _gradient_and_information(table, theta)[1]
+    if len(theta) > EXACT_VARIANCE_BOTS:
+        return _sampled_variances(information)
+    inverse = _inverse(information.toarray())
+    level = inverse.sum(axis=1)
+    return np.diagonal(inverse) - level**2 / level.sum()
+
+
+def _inverse(matrix: np.ndarray) -> np.ndarray:
+    """The inverse of a symmetric positive definite matrix, from its Cholesky factor
+    (LAPACK's ``potrf`` and ``potri``: a third of the work of a general inverse)."""
+    factor, failed = lapack.dpotrf(matrix, lower=False)
+    if not failed:
+        upper, failed = lapack.dpotri(factor, lower=False)
+    if failed:
+        raise ValueError("the information is not positive definite")
+    return np.triu(upper) + np.triu(upper, 1).T
+
+
+def _local_variances(information: sparse.csr_array) -> np.ndarray:
+    """The variances of ``_variances`` to second order in the opponents' information.
+
+    Writing ``H = D - A`` (``D`` its diagonal), ``H⁻¹ = D⁻¹ + D⁻¹AD⁻¹ + D⁻¹AD⁻¹AD⁻¹ + ...``;
+    the first term whose diagonal is not zero after ``D⁻¹`` is the third, ``sum_j A_ij² /
+    (D_i² D_j)``: a bot's own games, and how well its opponents are known in turn. Every
+    term is positive, so this falls short of the exact variance by what longer chains of
+    games add (a few percent on a scheduler's ladder).
+    """
+    diagonal = information.diagonal()
+    off = information - sparse.diags_array(diagonal)
+    return (1.0 + (off.multiply(off) @ (1.0 / diagonal)) / diagonal) / diagonal
+
+
+def _sampled_variances(information: sparse.csr_array) -> np.ndarray:
+    """``_local_variances`` scaled by how far they fall short of the exact variances of
+    ``VARIANCE_SAMPLE`` bots spread over the group.
+
+    Each exact variance is one ``_solve`` (``C e_i`` is its solution for ``e_i``). The
+    shortfall of the local variances is much the same for every bot of a ladder (the
+    chains of games that it leaves out are alike), so one factor corrects most of it:
+    ``test_ratings`` checks the widths against the exact ones to within
+    ``SAMPLED_WIDTH_TOLERANCE`` on a scheduler's ladder (placement spreads each bot's
+    opponents over the field). On thin ladders, a handful of opponents a bot, single
+    widths were measured 9-14% off (too narrow as often as too wide).
+    """
+    size = information.shape[0]
+    local = _local_variances(information)
+    sample = np.linspace(0, size - 1, VARIANCE_SAMPLE).round().astype(np.intp)
+    columns = np.arange(VARIANCE_SAMPLE)
+    rights = np.zeros((size, VARIANCE_SAMPLE))
+    rights[sample, columns] = 1.0
+    exact = _solve(information, rights, _SAMPLE_TOLERANCE)[sample, columns]
+    return local * float(np.mean(exact / local[sample]))
 
 
 def bradley_terry(
@@ -397,10 +513,15 @@ def bradley_terry_pairings(
     return _fit(_tabulate_pairings(pairs), tolerance, max_iterations)
 
 
-def _fit(table: _Table, tolerance: float = 1e-6, max_iterations: int = 100) -> dict[Any, Rating]:
+def _fit(
+    table: _Table,
+    tolerance: float = 1e-6,
+    max_iterations: int = 100,
+    start: Mapping[Any, float] | None = None,
+) -> dict[Any, Rating]:
     if not table.bots:
         return {}
-    theta = _first_guess(table)
+    theta = _first_guess(table, start or {})
     likelihood = _log_likelihood(table, theta)
     for _ in range(max_iterations):
         step = _newton_step(table, theta)
@@ -410,9 +531,10 @@ def _fit(table: _Table, tolerance: float = 1e-6, max_iterations: int = 100) -> d
     raise RuntimeError(f"Bradley-Terry fit did not converge in {max_iterations} iterations")
 
 
-def _first_guess(table: _Table) -> np.ndarray:
-    """Where Newton starts: each bot's score (its prior draws included) as the Elo
-    difference that would give it against an average opponent, around the mean.
+def _first_guess(table: _Table, start: Mapping[Any, float]) -> np.ndarray:
+    """Where Newton starts: the ``start`` rating of each bot that has one, else its score
+    (its prior draws included) as the Elo difference that would give it against an
+    average opponent; around the mean.
 
     Any start reaches the same maximum (the likelihood is concave, and the line search
     never lets it fall); this one saves about two of the seven solves from all-equal
@@ -424,6 +546,10 @@ def _first_guess(table: _Table) -> np.ndarray:
     )
     share = (scored + 0.5 * PRIOR_DRAWS) / (table.games + PRIOR_DRAWS)
     guess = 400.0 * np.log10(share / (1.0 - share))
+    if start:
+        known = np.array([bot in start for bot in table.bots])
+        guess[known] = [start[bot] for bot in table.bots if bot in start]
+        guess[~known] += INITIAL_RATING
     return guess - guess.mean() + INITIAL_RATING
 
 
@@ -491,23 +617,30 @@ def fit_by_group(pairs: Iterable[Pairing]) -> GroupFit:
 
 
 def fit_arrays_by_group(
-    a: ArrayLike, b: ArrayLike, played: ArrayLike, points_a: ArrayLike
+    a: ArrayLike,
+    b: ArrayLike,
+    played: ArrayLike,
+    points_a: ArrayLike,
+    start: Mapping[Any, float] | None = None,
 ) -> GroupFit:
     """``fit_by_group`` of pairings given as four arrays (``Pairing``'s fields), as a
     database returns them: bots are any sortable labels (the ladder uses version ids).
+
+    ``start``: ratings to start from, by bot (an earlier fit's): the maximum is the same
+    from any start, but from a fit of nearly the same games it is a step or two away.
 
     Raises:
         ValueError: a pairing of a bot with itself.
         RuntimeError: a group's fit did not converge.
     """
-    return _fit_by_group(_tabulate(a, b, played, points_a))
+    return _fit_by_group(_tabulate(a, b, played, points_a), start or {})
 
 
-def _fit_by_group(table: _Table) -> GroupFit:
+def _fit_by_group(table: _Table, start: Mapping[Any, float] | None = None) -> GroupFit:
     groups = _components(table)
     fits: dict[Any, Rating] = {}
     for group in groups:
-        fits.update(_fit(table.part(group) if len(groups) > 1 else table))
+        fits.update(_fit(table.part(group) if len(groups) > 1 else table, start=start))
     return GroupFit(
         dict(sorted(fits.items())), [[table.bots[i] for i in group.tolist()] for group in groups]
     )

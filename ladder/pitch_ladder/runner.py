@@ -6,7 +6,7 @@ run reads the pending matches a chunk at a time, in play order, and hands the ex
 few more than it has workers (``window``); while they play, it looks every ``POLL_S``
 seconds for new records in the folders of the matches that are running (never all of
 them) and stores each one with its result, in one transaction with the ratings that
-depend on it (``standings.rerate``). So a run killed at any moment loses nothing that
+depend on it (``rating_tables.rerate``). So a run killed at any moment loses nothing that
 finished: the next run finds the unfinished matches, resumes their folders (games with a
 record are not replayed) and imports what is missing; ``(match, game id)`` is unique, so
 nothing is stored twice.
@@ -50,6 +50,7 @@ from .errors import LadderError
 from .executor import play_match
 from .models import Bot, BotVersion, Game, GameRecord, Match, now
 from .ownership import deal_secret
+from .rating_tables import rerate
 from .schedule import (
     Lineup,
     lineup_folder,
@@ -60,7 +61,7 @@ from .schedule import (
     planned_games,
     round_robin,
 )
-from .standings import latest_versions, rerate
+from .standings import latest_versions
 from .verify import refusal
 
 POLL_S = 0.5

@@ -39,9 +39,10 @@ from .ladder import Ladder, require_sandbox
 from .lock import RunLock
 from .models import Match, PairTotal, SchedulerState, now
 from .pairing import Entrant, PairingSettings, next_pairings, next_quartets
+from .rating_tables import current_fit
 from .runner import Pools, ProgressCallback, pending_rounds, play_pending, schedule_round
 from .schedule import Pair, Quartet, TeamLineup, team_matches
-from .standings import current_fit, latest_versions
+from .standings import latest_versions
 
 log = logging.getLogger(__name__)
 STATE_ROW = 1

@@ -33,7 +33,7 @@ from pitch_ladder.models import (
     now,
 )
 from pitch_ladder.ownership import OWNER_ROW
-from pitch_ladder.standings import rerate
+from pitch_ladder.rating_tables import rerate
 from pitch_referee.errors import PitchError
 from pitch_sdk import reference
 

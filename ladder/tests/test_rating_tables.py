@@ -14,7 +14,7 @@ from ladder_testkit import add_match, cli, game_row, ladder_with, store_games
 from sqlalchemy import create_engine, event, text
 from sqlmodel import Session, select
 
-from pitch_ladder import models, standings
+from pitch_ladder import models, rating_tables, standings
 from pitch_ladder.database import alembic_config, database_url, migrate
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import (
@@ -107,9 +107,11 @@ def test_the_fit_is_computed_once_per_change_of_the_games(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fits = []
-    real = standings.fit_arrays_by_group
+    real = rating_tables.fit_arrays_by_group
     monkeypatch.setattr(
-        standings, "fit_arrays_by_group", lambda *arrays: fits.append(1) or real(*arrays)
+        rating_tables,
+        "fit_arrays_by_group",
+        lambda *arrays, **options: fits.append(1) or real(*arrays, **options),
     )
     ladder, v = ladder_with(db_url, tmp_path, ["ann", "bob"])
     with Session(ladder.engine) as session:
@@ -241,3 +243,27 @@ def test_upgrading_a_0003_ladder_fills_the_rating_tables_from_its_games(
     assert {line.bot: line.elo for line in lines} == elo
     assert {line.bot: line.games for line in lines} == dict.fromkeys(NAMES, 32)
     engine.dispose()
+
+
+def test_the_kept_fit_is_read_again_only_when_a_new_one_is_kept(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = []
+    real = rating_tables._kept_fit
+    monkeypatch.setattr(rating_tables, "_kept_fit", lambda s: reads.append(1) or real(s))
+    ladder, v = ladder_with(db_url, tmp_path, ["ann", "bob"])
+    kept = rating_tables.KeptFit()
+    with Session(ladder.engine) as session:
+        assert kept(session) is None  # nothing kept yet
+        match = add_match(session, 1, v["ann"], v["bob"])
+        store_games(session, [game_row(session, match, "pair-00000-a", 1.0)])
+        rating_tables.current_fit(session)
+        first = kept(session)
+        assert first is not None and first[1] and kept(session) == first
+        assert len(reads) == 1
+        store_games(session, [game_row(session, match, "pair-00000-b", 1.0)])
+        stale = kept(session)
+        assert stale is not None and stale == (first[0], False) and len(reads) == 1
+        fresh = rating_tables.current_fit(session)
+        assert kept(session) == (fresh, True) and len(reads) == 2
+    ladder.close()

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from dense_bradley_terry import dense_fit
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pitch_ladder import ratings
 from pitch_ladder.ratings import (
+    EXACT_VARIANCE_BOTS,
     INITIAL_RATING,
     K_FACTOR,
     PRIOR_DRAWS,
+    SAMPLED_WIDTH_TOLERANCE,
     bradley_terry,
     bradley_terry_by_group,
     connected_groups,
     elo_from_games,
     expected_score,
+    fit_arrays_by_group,
     update_elo,
 )
 from pitch_referee.stats import Z_95
@@ -268,16 +275,109 @@ def test_fit_rejects_malformed_games() -> None:
         bradley_terry([("A", "A", 1.0)])
 
 
-# --- matrix inversion ----------------------------------------------------------------------
+# --- the sparse fit against the dense Newton solve -------------------------------------------
 
 
-def test_invert_small_matrices() -> None:
-    # [[4, 7], [2, 6]]: det = 24 - 14 = 10, inverse = [[6, -7], [-2, 4]] / 10.
-    assert ratings._invert([[4.0, 7.0], [2.0, 6.0]]).tolist() == [
-        [approx(0.6), approx(-0.7)],
-        [approx(-0.2), approx(0.4)],
+@st.composite
+def pair_totals(draw: st.DrawFn) -> tuple[list[int], list[int], list[float], list[float]]:
+    """Pair totals of up to 14 bots: any pairs (so groups that never met are common),
+    each with 1-40 games and any points, draws included."""
+    bots = draw(st.integers(2, 14))
+    pairs = draw(
+        st.lists(
+            st.tuples(st.integers(0, bots - 1), st.integers(0, bots - 1)).filter(
+                lambda pair: pair[0] != pair[1]
+            ),
+            min_size=1,
+            max_size=40,
+        )
+    )
+    played = [float(draw(st.integers(1, 40))) for _ in pairs]
+    points = [draw(st.integers(0, 2 * int(n))) / 2 for n in played]
+    return [a for a, _ in pairs], [b for _, b in pairs], played, points
+
+
+def _dense_by_group(a: list[int], b: list[int], played: list[float], points: list[float]):
+    table = ratings._tabulate(a, b, played, points)
+    fits = {}
+    for group in ratings._components(table):
+        fits.update(dense_fit(table.part(group)))
+    return fits
+
+
+@settings(max_examples=150, deadline=None)
+@given(pair_totals())
+def test_the_sparse_fit_equals_the_dense_newton_solve_group_by_group(totals) -> None:
+    sparse_fit = fit_arrays_by_group(*totals).ratings
+    reference = _dense_by_group(*totals)
+    assert sparse_fit.keys() == reference.keys()
+    for bot, rating in sparse_fit.items():
+        assert rating.rating == pytest.approx(reference[bot].rating, abs=0.01)
+        assert rating.lower == pytest.approx(reference[bot].lower, abs=0.01)
+        assert rating.upper == pytest.approx(reference[bot].upper, abs=0.01)
+        assert rating.games == reference[bot].games
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair_totals(), st.floats(-400, 400))
+def test_a_fit_started_from_other_ratings_reaches_the_same_maximum(totals, shift) -> None:
+    cold = fit_arrays_by_group(*totals).ratings
+    start = {bot: rating.rating + shift * (bot % 3 - 1) for bot, rating in cold.items()}
+    warm = fit_arrays_by_group(*totals, start=start).ratings
+    assert warm.keys() == cold.keys()
+    for bot, rating in warm.items():
+        assert rating.rating == pytest.approx(cold[bot].rating, abs=0.01)
+
+
+def scheduler_ladder(bots: int, neighbours: int, spread: int, games: float, seed: int = 1):
+    """Pair totals as the scheduler leaves them: each bot against its ``neighbours`` nearest
+    in strength and ``spread`` bots at even steps down the field (placement), results
+    drawn from the strengths."""
+    rng = np.random.default_rng(seed)
+    strength = np.sort(rng.normal(0.0, 200.0, bots))[::-1]
+    index = np.arange(bots)
+    a = np.concatenate([index[: bots - d] for d in range(1, neighbours + 1)] + [index] * spread)
+    b = np.concatenate(
+        [index[d:] for d in range(1, neighbours + 1)]
+        + [(index + (s + 1) * bots // (spread + 1)) % bots for s in range(spread)]
+    )
+    played = rng.poisson(games, len(a)) + 1.0
+    p = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a]) / 400.0))
+    return a, b, played, rng.binomial(played.astype(int), p).astype(float)
+
+
+def test_the_scheduler_ladder_fit_equals_the_dense_newton_solve() -> None:
+    totals = scheduler_ladder(300, 10, 4, 20.0)
+    sparse_fit = fit_arrays_by_group(*totals).ratings
+    reference = _dense_by_group(*totals)
+    for bot, rating in sparse_fit.items():
+        assert rating.rating == pytest.approx(reference[bot].rating, abs=0.01)
+        assert rating.upper - rating.lower == pytest.approx(
+            reference[bot].upper - reference[bot].lower, abs=0.01
+        )
+
+
+def test_sampled_intervals_are_within_their_tolerance_of_the_exact_ones() -> None:
+    # Above EXACT_VARIANCE_BOTS the intervals are calibrated local approximations: on a
+    # scheduler's ladder every width is within SAMPLED_WIDTH_TOLERANCE of the exact one.
+    table = ratings._tabulate(*scheduler_ladder(EXACT_VARIANCE_BOTS + 200, 20, 8, 36.0))
+    theta = np.array([r.rating for r in ratings._fit(table).values()])
+    information = ratings._gradient_and_information(table, theta)[1]
+    inverse = ratings._inverse(information.toarray())
+    level = inverse.sum(axis=1)
+    exact = np.sqrt(np.diagonal(inverse) - level**2 / level.sum())
+    sampled = np.sqrt(ratings._sampled_variances(information))
+    assert np.abs(sampled / exact - 1.0).max() <= SAMPLED_WIDTH_TOLERANCE
+    local = np.sqrt(ratings._local_variances(information))
+    assert (local < exact).all()  # the uncalibrated ones fall short: the sample is needed
+    assert np.abs(sampled / exact - 1.0).mean() < np.abs(local / exact - 1.0).mean() / 2
+
+
+def test_the_information_inverse_is_that_of_lapack() -> None:
+    # [[4, 2], [2, 3]]: det = 8, inverse = [[3, -2], [-2, 4]] / 8.
+    assert ratings._inverse(np.array([[4.0, 2.0], [2.0, 3.0]])).tolist() == [
+        [approx(0.375), approx(-0.25)],
+        [approx(-0.25), approx(0.5)],
     ]
-    # A zero on the diagonal needs a row swap; the permutation is its own inverse.
-    assert ratings._invert([[0.0, 1.0], [1.0, 0.0]]).tolist() == [[0.0, 1.0], [1.0, 0.0]]
-    with pytest.raises(ValueError, match="singular"):
-        ratings._invert([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(ValueError, match="not positive definite"):
+        ratings._inverse(np.array([[1.0, 2.0], [2.0, 1.0]]))

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from pitch_ladder.games import GameInfo
     from pitch_ladder.ladder import BotInfo
     from pitch_ladder.models import Author
-    from pitch_ladder.standings import Fit, Standing
+    from pitch_ladder.rating_tables import Fit
+    from pitch_ladder.standings import Standing
 
 log = logging.getLogger(__name__)
 
@@ -367,7 +368,10 @@ class Refit:
     """The ladder's fit computed again in a thread of the server, one refit at a time."""
 
     def __init__(self, engine: Engine) -> None:
+        from pitch_ladder.rating_tables import KeptFit
+
         self.engine = engine
+        self._kept_fit = KeptFit()
         self._running = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -375,9 +379,7 @@ class Refit:
     def kept(self, session: Session) -> Iterator[Fit | None]:
         """The kept fit to show now (``None``: none is kept, the reader must fit); if it
         is stale, a refit starts when the reader is done, so as not to slow it down."""
-        from pitch_ladder.standings import kept_fit
-
-        kept = kept_fit(session)
+        kept = self._kept_fit(session)
         yield None if kept is None else kept[0]
         if kept is not None and not kept[1]:
             self.start()
@@ -397,7 +399,7 @@ class Refit:
         from sqlalchemy.exc import DBAPIError
         from sqlmodel import Session
 
-        from pitch_ladder.standings import current_fit
+        from pitch_ladder.rating_tables import current_fit
 
         try:
             with Session(self.engine) as session:

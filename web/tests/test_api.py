@@ -19,8 +19,8 @@ from sqlmodel import Session
 
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, GameRecord
+from pitch_ladder.rating_tables import rerate
 from pitch_ladder.ratings import elo_step
-from pitch_ladder.standings import rerate
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record

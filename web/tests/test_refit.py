@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from ladder_testkit import add_match, ladder_with, store_game
 from sqlmodel import Session
 
-from pitch_ladder.standings import current_fit, kept_fit
+from pitch_ladder.rating_tables import current_fit, kept_fit
 from pitch_web.app import create_app
 from pitch_web.source import LadderSource
 
