@@ -1,6 +1,7 @@
 """Where a match's game leads, for the viewer's links: the match, the twin game (the same
 deals with the seats swapped: the other game of its pair, ``-a`` and ``-b``), the pair's
-duplicate comparison, and the games before and after it in the match's schedule.
+duplicate comparison, the games before and after it in the match's schedule, and (in a
+ladder) its bots' pages.
 
 A folder's game is a record in a match folder's ``games``; a ladder's game knows its
 match and its id in it. Loose records have no links.
@@ -8,12 +9,23 @@ match and its id in it. Loose records have no links.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import quote
 
 from .models import path_url
 from .pairs import compare_url, pair_of, twin_id
 from .source import MOST_GAMES, FolderSource, LadderSource, NotFound, Source
+
+
+def bot_links(source: Source, players: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """Each bot of a game, once, with its page (a ladder's ``/bots/{name}``; a folder of
+    matches has no bot pages, so none)."""
+    if not isinstance(source, LadderSource):
+        return []
+    names = dict.fromkeys(str(player["name"]) for player in players)
+    return [(name, f"/bots/{quote(name, safe='')}") for name in names]
 
 
 def game_links(source: Source, key: str) -> dict[str, str]:

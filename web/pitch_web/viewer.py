@@ -33,7 +33,7 @@ from .analysis_store import AnalysisStore, cache_folder
 from .app import render
 from .botlogs import game_log_lines
 from .game_analysis import decision_steps, pars_by_hand
-from .game_links import game_links
+from .game_links import bot_links, game_links
 from .hand_summary import hand_rows, with_pars
 from .score_chart import score_chart
 from .source import BadQuery, LadderSource, Source
@@ -132,6 +132,7 @@ def view_game(request: Request, key: str) -> HTMLResponse:
         timeline_json=script_json(data),
         own_logs=isinstance(source, LadderSource),
         links=game_links(source, key),
+        bots=bot_links(source, data["header"]["players"]),
         **hands_context(data, pars_by_hand(kept_analysis(request, key))),
         analysis=True,
     )

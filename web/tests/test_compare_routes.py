@@ -229,7 +229,14 @@ def test_a_ladder_game_links_to_its_match_twin_comparison_and_neighbours(ladder)
     def links(number: int) -> dict[str, str]:
         page = client.get(f"/view/{number}").text
         found = re.findall(r'<a href="([^"]+)" data-testid="link-(\w+)"', page)
-        return {name: href for href, name in found}
+        return {name: href for href, name in found if name != "bot"}
+
+    page = client.get(f"/view/{numbers[0]}").text
+    bots = re.findall(r'<a href="([^"]+)" data-testid="link-bot">bot ([^<]+)</a>', page)
+    players = client.get(f"/api/timeline/{numbers[0]}").json()["header"]["players"]
+    names = sorted({player["name"] for player in players})
+    assert sorted(bots) == [(f"/bots/{name}", name) for name in names]
+    assert all(client.get(url).status_code == 200 for url, _ in bots)  # their pages
 
     assert links(numbers[0]) == {
         "match": f"/matches/{match}",
