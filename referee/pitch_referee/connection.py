@@ -92,18 +92,28 @@ class BotConnection:
             raise BotTerminatedError(self.close_reason or "the bot's stream is closed")
         self._last_request_id += 1
         request.request_id = self._last_request_id
-        answer: asyncio.Future[pb.Answer] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[pb.Answer] = loop.create_future()
         self._pending = (self._last_request_id, answer)
         started = time.perf_counter()
         self.outbox.put_nowait(pb.RefereeMessage(request=request))
+        # A timer on the answer itself, not asyncio.wait_for: that wraps the future in
+        # another and costs a turn of the loop and a fifth of the referee's own time
+        # per decision (bench/RESULTS.md).
+        timer = loop.call_later(timeout_s, self._expire, answer, request.request_id, timeout_s)
         try:
-            result = await asyncio.wait_for(answer, timeout_s)
-        except TimeoutError:
-            self._timed_out.add(request.request_id)
-            raise BotTimeoutError(f"no answer within {timeout_s * 1000:.0f} ms") from None
+            result = await answer
         finally:
+            timer.cancel()
             self._pending = None
         return result, time.perf_counter() - started
+
+    def _expire(self, answer: asyncio.Future[pb.Answer], request_id: int, timeout_s: float) -> None:
+        """The request's time is up: it fails as a timeout, and its answer, if it comes
+        later, is late rather than wrong."""
+        if not answer.done():
+            self._timed_out.add(request_id)
+            answer.set_exception(BotTimeoutError(f"no answer within {timeout_s * 1000:.0f} ms"))
 
     def deliver(self, message: pb.BotMessage | OversizedMessage) -> None:
         """Take a message from the bot (called by the stream reader).

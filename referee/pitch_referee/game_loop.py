@@ -56,6 +56,7 @@ a moment to die (printing its traceback, its runtime's shutdown), longer on a lo
 machine. Only a bot that closes its stream and lives on pays the whole wait."""
 
 __all__ = [
+    "EventMessages",
     "FaultPolicy",
     "GameResult",
     "RemotePlayer",
@@ -104,7 +105,8 @@ async def play_game(
         for seat in SEATS
     ]
     grid = TimingGrid(timing_grid_ms) if timing_grid_ms > 0 else None
-    players = [RemotePlayer(bot, grid) for bot in bots]
+    messages = EventMessages()
+    players = [RemotePlayer(bot, grid, messages) for bot in bots]
     table = Table(
         players,
         seed=seed,
@@ -149,14 +151,40 @@ class TimingGrid:
         await asyncio.sleep(max(0.0, tick - loop.time()))
 
 
+class EventMessages:
+    """Each event as a message, made once for the four seats of a game: the table tells
+    every seat the same event object, but for a deal (each seat's own cards) and a stock
+    exchange as the others see it (an object of its own)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[SeatEvent, pb.Event] | None = None
+
+    def of(self, event: SeatEvent, seat: Seat) -> pb.Event:
+        """``event`` as ``seat`` is told it (the message is shared: never change it)."""
+        last = self._last
+        if last is not None and last[0] is event:
+            return last[1]
+        message = event_to_proto(event, seat)
+        if not isinstance(event, Dealt):
+            self._last = (event, message)
+        return message
+
+
 class RemotePlayer:
     """A bot process's seat: the table's calls become messages on the bot's stream."""
 
-    def __init__(self, bot: BotProcess, grid: TimingGrid | None = None) -> None:
+    def __init__(
+        self,
+        bot: BotProcess,
+        grid: TimingGrid | None = None,
+        messages: EventMessages | None = None,
+    ) -> None:
         self.bot = bot
         self.grid = grid
         """When set, each request waits for the grid's next tick before it is sent (the
         wait is not the bot's time: its clock starts when the request is sent)."""
+        self.messages = messages or EventMessages()
+        """Where events become messages (shared by a game's seats: ``play_game``)."""
         self.seat: Seat = 0
         self.game_id = ""
         self.events: list[pb.Event] = []
@@ -168,6 +196,8 @@ class RemotePlayer:
         self.hand = 0
         self.decided = 0
         """Decisions recorded in the hand so far: where the bot's log lines are tagged."""
+        self.asked = False
+        """Whether the bot is being asked for the hand's next decision."""
 
     @property
     def name(self) -> str:
@@ -180,24 +210,25 @@ class RemotePlayer:
     def start(self, game: GameStart) -> None:
         self.seat, self.game_id, self.events = game.seat, game.game_id, []
         self.hand = self.decided = 0
-        self._tag(asked=False)
+        self.asked = False
+        self.bot.log_place = self.log_tag
         self.bot.send(pb.RefereeMessage(game_start=game_start_to_proto(game)))
         if self.bot.start_error is not None:
             raise Fault(self.bot.start_error.kind, str(self.bot.start_error), log=self._log())
 
     def observe(self, event: SeatEvent) -> None:
-        self.events.append(event_to_proto(event, self.seat))
+        self.events.append(self.messages.of(event, self.seat))
         if isinstance(event, Dealt):
-            self.hand, self.decided = event.hand, 0
-            self._tag(asked=False)
+            self.hand, self.decided, self.asked = event.hand, 0, False
         elif isinstance(event, Decided):
             self.decided += 1
-            self._tag(asked=False)
+            self.asked = False
 
-    def _tag(self, *, asked: bool) -> None:
-        """Lines the bot writes from now on come during its decision, or after the
-        hand's ``decided`` decisions (``logindex``)."""
-        self.bot.log_tag = LogTag(self.game_id, self.hand, self.decided, asked)
+    def log_tag(self) -> LogTag:
+        """Where the game stands for the bot's log (``logindex``): lines it writes now
+        come during its decision, or after the hand's ``decided`` decisions. Made only
+        when the bot writes, not at every event."""
+        return LogTag(self.game_id, self.hand, self.decided, self.asked)
 
     async def decide(self, turn: Turn) -> Answer:
         """One round trip, timed by the bot's connection from request to answer."""
@@ -221,7 +252,7 @@ class RemotePlayer:
         self.events = []
         if self.grid is not None:
             await self.grid.release()
-        self._tag(asked=True)
+        self.asked = True
         answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000)
         await self.bot.settle_log()  # what it wrote before answering is this decision's
         self.answer_ms = seconds * 1000

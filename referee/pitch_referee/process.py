@@ -178,9 +178,9 @@ class BotProcess:
         """Set when the bot could not be started; it then plays no decision."""
         self.hello_mismatch: str | None = None
         """One line where the bot's Hello names it otherwise than its bot.toml (which wins)."""
-        self.log_tag: LogTag | None = None
-        """Where the bot's game stands, set by its seat: the lines it writes from now on
-        are indexed under it (``logindex``)."""
+        self.log_place: Callable[[], LogTag] | None = None
+        """Where the bot's game stands, asked of its seat (``RemotePlayer.log_tag``) when
+        the bot writes: its lines are indexed under that tag (``logindex``)."""
         self.deals_seen: set[str] = set()
         """The deals this process has played (a match's seed: ``Referee.deals``), so that
         a process kept warm never plays a deal it has seen (``warm.WarmBots``)."""
@@ -228,7 +228,7 @@ class BotProcess:
         return bot
 
     def _tag(self) -> LogTag | None:
-        return self.log_tag
+        return self.log_place() if self.log_place is not None else None
 
     async def _await_hello(
         self, hello: asyncio.Future[BotConnection], limit_s: float
@@ -330,7 +330,7 @@ class BotProcess:
 
     async def settle_log(self) -> None:
         """Let the copy of the bot's output take what the bot wrote before its answer,
-        under the tag in force (``log_tag``): those bytes are in the pipe before the
+        under the tag in force (``log_place``): those bytes are in the pipe before the
         answer is sent, the event loop reads them on its next turn and the copy runs on
         the turn after."""
         if self._log_task is not None:
