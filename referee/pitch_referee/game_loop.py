@@ -44,6 +44,7 @@ from pitch_sdk.wire import (
     view_to_proto,
 )
 
+from . import framing
 from .errors import BotError, BotProtocolError, BotStartError, BotTimeoutError
 from .logindex import LogTag
 from .process import BotProcess
@@ -152,22 +153,22 @@ class TimingGrid:
 
 
 class EventMessages:
-    """Each event as a message, made once for the four seats of a game: the table tells
-    every seat the same event object, but for a deal (each seat's own cards) and a stock
-    exchange as the others see it (an object of its own)."""
+    """Each event encoded once for the four seats of a game: the table tells every seat
+    the same event object, but for a deal (each seat's own cards) and a stock exchange
+    as the others see it (an object of its own)."""
 
     def __init__(self) -> None:
-        self._last: tuple[SeatEvent, pb.Event] | None = None
+        self._last: tuple[SeatEvent, bytes] | None = None
 
-    def of(self, event: SeatEvent, seat: Seat) -> pb.Event:
-        """``event`` as ``seat`` is told it (the message is shared: never change it)."""
+    def of(self, event: SeatEvent, seat: Seat) -> bytes:
+        """``event`` as ``seat`` is told it: an encoded ``pb.Event``."""
         last = self._last
         if last is not None and last[0] is event:
             return last[1]
-        message = event_to_proto(event, seat)
+        encoded = event_to_proto(event, seat).SerializeToString()
         if not isinstance(event, Dealt):
-            self._last = (event, message)
-        return message
+            self._last = (event, encoded)
+        return encoded
 
 
 class RemotePlayer:
@@ -187,11 +188,12 @@ class RemotePlayer:
         """Where events become messages (shared by a game's seats: ``play_game``)."""
         self.seat: Seat = 0
         self.game_id = ""
-        self.events: list[pb.Event] = []
-        """What happened since the bot's last request, as its seat may know it."""
+        self.events: list[bytes] = []
+        """What happened since the bot's last request, as its seat may know it (each an
+        encoded ``pb.Event``: ``EventMessages``)."""
         self.answer_ms: float | None = None
         """How long the bot's last answer took, readable or not (``None``: no answer came)."""
-        self.held_end: pb.RefereeMessage | None = None
+        self.held_end: bytes | None = None
         """The game's end, held for the grid's next tick (``send_held_end``)."""
         self.hand = 0
         self.decided = 0
@@ -243,17 +245,15 @@ class RemotePlayer:
             raise self.bot.start_error
         request = pb.DecisionRequest(
             game_id=self.game_id,
-            view=view_to_proto(turn.view),
             legal_actions=[action_to_proto(action) for action in turn.view.legal_actions],
             time_limit_ms=turn.budget.limit_ms,
             time_reserve_ms=turn.budget.reserve_ms,
-            events=self.events,
         )
-        self.events = []
+        encoded = self._encoded(framing.REQUEST_VIEW, turn.view, framing.REQUEST_EVENTS)
         if self.grid is not None:
             await self.grid.release()
         self.asked = True
-        answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000)
+        answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000, encoded=encoded)
         await self.bot.settle_log()  # what it wrote before answering is this decision's
         self.answer_ms = seconds * 1000
         if not answer.HasField("action"):
@@ -262,14 +262,10 @@ class RemotePlayer:
 
     def end(self, view: PlayerView) -> None:
         end = pb.GameEnd(
-            game_id=self.game_id,
-            outcome=outcome_to_proto(view.outcome),
-            scores=list(view.scores),
-            view=view_to_proto(view),
-            events=self.events,
+            game_id=self.game_id, outcome=outcome_to_proto(view.outcome), scores=list(view.scores)
         )
-        self.events = []
-        message = pb.RefereeMessage(game_end=end)
+        encoded = self._encoded(framing.END_VIEW, view, framing.END_EVENTS)
+        message = framing.field(framing.GAME_END, end.SerializeToString() + encoded)
         if self.grid is None:
             self.bot.send(message)
         else:
@@ -280,6 +276,14 @@ class RemotePlayer:
         if self.held_end is not None:
             self.bot.send(self.held_end)
             self.held_end = None
+
+    def _encoded(self, view_field: int, view: PlayerView, events_field: int) -> bytes:
+        """The view and the events since the last request, as the message's fields
+        ``view_field`` and ``events_field`` (``framing``); the events are then told."""
+        parts = [framing.field(view_field, view_to_proto(view).SerializeToString())]
+        parts += [framing.field(events_field, event) for event in self.events]
+        self.events = []
+        return b"".join(parts)
 
     def _log(self) -> str | None:
         return self.bot.log_name
