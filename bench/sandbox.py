@@ -5,8 +5,9 @@ Everything is measured in one run, on and off interleaved, and reported as ratio
 
 - spawn to hello: starting the random reference bot until the referee has its hello, as a
   plain process and in the sandbox (bubblewrap, a cgroup, setpriv). Target: at most
-  50 ms more.
-- games per second: games between four greedy bots through one referee, on and off.
+  50 ms more. Then its close (shutdown, exit, and in the sandbox the cgroup's removal).
+- games per second: games between four greedy bots through one referee, on and off,
+  with the referee process's CPU per decision; the ratio on/off is taken round by round.
   Target: the sandbox costs at most 10%.
 - pausing: what stopping a bot between its decisions costs per decision, by each
   method the kernel offers: v2 ``cgroup.freeze``, and SIGSTOP/SIGCONT to each of the
@@ -43,8 +44,8 @@ RANDOM_BOT = load_manifest(reference.folder("random"))
 GREEDY_BOT = load_manifest(reference.folder("greedy"))
 
 
-async def spawn_to_hello(launcher: Launcher, folder: Path) -> float:
-    """Seconds from asking for the bot to its hello."""
+async def spawn_to_hello(launcher: Launcher, folder: Path) -> tuple[float, float]:
+    """Seconds from asking for the bot to its hello, and from asking it to stop to its end."""
     server, service, address = await start_server(f"unix:{folder}/referee.sock")
     os.chmod(f"{folder}/referee.sock", 0o666)
     try:
@@ -53,13 +54,14 @@ async def spawn_to_hello(launcher: Launcher, folder: Path) -> float:
             RANDOM_BOT, service, address, folder / "bot.log", StartOptions(), launcher
         )
         elapsed = time.perf_counter() - started
+        started = time.perf_counter()
         await bot.close()
-        return elapsed
+        return elapsed, time.perf_counter() - started
     finally:
         await stop_server(server)
 
 
-def spawn_times(launcher: Launcher, runs: int) -> list[float]:
+def spawn_times(launcher: Launcher, runs: int) -> list[tuple[float, float]]:
     times = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as folder:
@@ -67,16 +69,25 @@ def spawn_times(launcher: Launcher, runs: int) -> list[float]:
     return times
 
 
-async def games_per_second(sandbox: SandboxLimits | None, games: int) -> float:
+async def games_per_second(sandbox: SandboxLimits | None, games: int) -> tuple[float, float]:
+    """Games per second, and the referee process's CPU per non-forced decision (us)."""
     settings = RefereeSettings(sandbox=sandbox)
     with tempfile.TemporaryDirectory() as logs:
         async with Referee(Path(logs), settings, announce=print) as referee:
             slots = [PlayerSlot(f"s{seat}", GREEDY_BOT, "greedy") for seat in range(4)]
             await referee.play(slots, game_id="warm-up", seed=0)  # processes started
-            started = time.perf_counter()
+            started, cpu, decisions = time.perf_counter(), time.process_time(), 0
             for game in range(games):
-                await referee.play(slots, game_id=f"g{game}", seed=game, options=RuleOptions())
-            return games / (time.perf_counter() - started)
+                result = await referee.play(
+                    slots, game_id=f"g{game}", seed=game, options=RuleOptions()
+                )
+                decisions += sum(
+                    not decision["forced"]
+                    for hand in result.record["hands"]
+                    for decision in hand["decisions"]
+                )
+            rate = games / (time.perf_counter() - started)
+            return rate, (time.process_time() - cpu) / decisions * 1e6
 
 
 def pause_cost(group: cgroups.Cgroup, rounds: int) -> float:
@@ -107,20 +118,30 @@ def main() -> None:
     for _ in range(args.spawns):  # interleaved, so both see the same machine
         plain += spawn_times(LocalLauncher(), 1)
         boxed += spawn_times(SandboxLauncher(), 1)
-    plain_ms, boxed_ms = statistics.median(plain) * 1000, statistics.median(boxed) * 1000
-    print(
-        f"spawn to hello, median of {args.spawns}: plain {plain_ms:.1f} ms, "
-        f"sandbox {boxed_ms:.1f} ms: +{boxed_ms - plain_ms:.1f} ms ({boxed_ms / plain_ms:.2f}x)"
-    )
+    for step, what in enumerate(("spawn to hello", "close")):
+        plain_ms = statistics.median(times[step] for times in plain) * 1000
+        boxed_ms = statistics.median(times[step] for times in boxed) * 1000
+        print(
+            f"{what}, median of {args.spawns}: plain {plain_ms:.1f} ms, sandbox "
+            f"{boxed_ms:.1f} ms: +{boxed_ms - plain_ms:.1f} ms ({boxed_ms / plain_ms:.2f}x)"
+        )
 
-    rates: dict[str, list[float]] = {"off": [], "on": []}
+    rounds = []
     for _ in range(args.rounds):
-        rates["off"].append(asyncio.run(games_per_second(None, args.games)))
-        rates["on"].append(asyncio.run(games_per_second(SandboxLimits(), args.games)))
-    off, on = statistics.median(rates["off"]), statistics.median(rates["on"])
+        off = asyncio.run(games_per_second(None, args.games))
+        on = asyncio.run(games_per_second(SandboxLimits(), args.games))
+        rounds.append((off, on))
+        print(
+            f"  round: off {off[0]:.2f} games/s ({off[1]:.0f} us referee CPU a decision), "
+            f"on {on[0]:.2f} ({on[1]:.0f} us): on/off {on[0] / off[0]:.3f}"
+        )
+    ratios = [on[0] / off[0] for off, on in rounds]
+    cpu = statistics.median(on[1] - off[1] for off, on in rounds)
     print(
-        f"games per second, greedy x4, median of {args.rounds} x {args.games} games: "
-        f"off {off:.2f}, on {on:.2f}: the sandbox costs {(1 - on / off) * 100:.1f}%"
+        f"games per second, greedy x4, {args.rounds} rounds of {args.games} games on and off: "
+        f"on/off median {statistics.median(ratios):.3f} (range {min(ratios):.3f} to "
+        f"{max(ratios):.3f}): the sandbox costs {(1 - statistics.median(ratios)) * 100:.1f}%; "
+        f"the referee's CPU, +{cpu:.0f} us a decision"
     )
 
     factory = cgroups.detect()

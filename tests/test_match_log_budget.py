@@ -4,13 +4,15 @@ together: a flooding bot keeps that much, no more."""
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from pitch_referee.logindex import LogTag, index_path
 from pitch_referee.match import Entrant, MatchSettings, run_match
-from pitch_referee.process import RECENT_OUTPUT_BYTES, CappedLog, _copy_capped
+from pitch_referee.process import RECENT_OUTPUT_BYTES, BotOutput, CappedLog
 from pitch_sdk import reference
 
 RANDOM = reference.folder("random")
@@ -69,21 +71,34 @@ def _size(path: Path) -> int:
     return path.stat().st_size if path.exists() else 0
 
 
+async def _through_a_pipe(
+    output: bytes, log: CappedLog, tag: Callable[[], LogTag | None], recent: bytearray
+) -> None:
+    """What a process writes, then closes, read by the referee's ``BotOutput`` to the end."""
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    reader = BotOutput(read, log, tag, recent)
+
+    def write_all() -> None:
+        with os.fdopen(write, "wb") as pipe:  # blocks while the pipe is full
+            pipe.write(output)
+
+    await asyncio.to_thread(write_all)
+    await reader.wait_closed(10)
+    assert reader.fd is None, "the reader saw the pipe's end"
+
+
 def test_a_log_file_and_its_index_keep_their_cap_across_the_processes_that_write_them(
     tmp_path: Path,
 ) -> None:
     log = tmp_path / "A1-flood.log"
 
-    async def one_process(output: bytes, game: str) -> None:
-        stream = asyncio.StreamReader()
-        stream.feed_data(output)
-        stream.feed_eof()
-        await _copy_capped(
-            stream, CappedLog(log, 1000), lambda: LogTag(game, 1, 0, asked=True), bytearray()
-        )
+    def one_process(output: bytes, game: str) -> None:
+        tag = LogTag(game, 1, 0, asked=True)
+        asyncio.run(_through_a_pipe(output, CappedLog(log, 1000), lambda: tag, bytearray()))
 
     for game in ("g0", "g1", "g2"):  # a bot restarted after each fault appends to its file
-        asyncio.run(one_process(b"y" * 699 + b"\n", game))
+        one_process(b"y" * 699 + b"\n", game)
     text = log.read_text()
     index = index_path(log).read_text()
     assert text.startswith("y" * 699 + "\n" + "y" * 100)
@@ -93,14 +108,9 @@ def test_a_log_file_and_its_index_keep_their_cap_across_the_processes_that_write
 
 def test_a_process_keeps_the_end_of_its_output_in_memory_past_its_logs_cap(tmp_path: Path) -> None:
     recent = bytearray()
-
-    async def one_process() -> None:
-        stream = asyncio.StreamReader()
-        stream.feed_data(b"y" * (RECENT_OUTPUT_BYTES + 5000) + b"\nValueError: last words\n")
-        stream.feed_eof()
-        await _copy_capped(stream, CappedLog(tmp_path / "A1-flood.log", 1000), lambda: None, recent)
-
-    asyncio.run(one_process())
+    output = b"y" * (RECENT_OUTPUT_BYTES + 100_000) + b"\nValueError: last words\n"
+    log = CappedLog(tmp_path / "A1-flood.log", 1000)
+    asyncio.run(_through_a_pipe(output, log, lambda: None, recent))
     assert len(recent) == RECENT_OUTPUT_BYTES
     assert recent.endswith(b"\nValueError: last words\n")
 
@@ -115,3 +125,14 @@ def test_a_process_kept_for_a_later_match_writes_within_that_matchs_cap(tmp_path
     assert first.read_bytes() == b"x" * 600
     text = second.read_text()
     assert text.startswith("y" * 500 + "\n[pitch referee: log truncated at 500 bytes")
+
+
+def test_a_log_that_cannot_be_written_drops_the_output_and_still_reads_the_pipe_to_its_end(
+    tmp_path: Path,
+) -> None:
+    """A full disk (``/dev/full``) fails the log's writes; the bot, whose pipe is still
+    read, never blocks on it, and the referee keeps its last words for a crash note."""
+    recent = bytearray()
+    output = b"z" * 300_000 + b"\nValueError: last words\n"  # more than a pipe holds
+    asyncio.run(_through_a_pipe(output, CappedLog(Path("/dev/full"), 10**6), lambda: None, recent))
+    assert recent.endswith(b"\nValueError: last words\n")

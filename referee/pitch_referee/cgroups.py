@@ -229,9 +229,14 @@ class Cgroup:
     def __init__(self, v1: dict[str, Path], v2: Path | None) -> None:
         self.v1 = v1
         self.v2 = v2
-        self._open: dict[Path, int] = {}
-        """Files read or written at every decision, kept open: opening one costs ten
-        times the read or write."""
+        self._cpu_in_v1 = "cpuacct" in v1
+        self._cpu_file = v1["cpuacct"] / "cpuacct.usage" if self._cpu_in_v1 else None
+        if self._cpu_file is None and v2 is not None:
+            self._cpu_file = v2 / "cpu.stat"
+        self._cpu_fd: int | None = None
+        self._freeze_fd: int | None = None
+        """The files read or written at every decision, kept open: opening one (and
+        building its path) costs several times the read or write (``bench/RESULTS.md``)."""
 
     def folders(self) -> list[Path]:
         return list(dict.fromkeys([*self.v1.values(), *([self.v2] if self.v2 else [])]))
@@ -254,21 +259,26 @@ class Cgroup:
             self._signal_all(signal.SIGCONT)
 
     def _set_frozen(self, value: bytes) -> None:
-        assert self.v2 is not None
-        os.write(self._file(self.v2 / "cgroup.freeze", os.O_WRONLY), value)
-
-    def _file(self, path: Path, mode: int) -> int:
-        if path not in self._open:
-            self._open[path] = os.open(path, mode)
-        return self._open[path]
+        if self._freeze_fd is None:
+            assert self.v2 is not None
+            self._freeze_fd = os.open(self.v2 / "cgroup.freeze", os.O_WRONLY)
+        os.write(self._freeze_fd, value)
 
     def cpu_seconds(self) -> float:
-        """CPU time used by every process that ever ran in the group."""
-        if "cpuacct" in self.v1:
-            usage = os.pread(self._file(self.v1["cpuacct"] / "cpuacct.usage", os.O_RDONLY), 64, 0)
-            return int(usage) / 1e9
-        assert self.v2 is not None
-        return _stat(self.v2 / "cpu.stat", "usage_usec") / 1e6
+        """CPU time used by every process that ever ran in the group (read twice a
+        decision, so one ``pread`` of a file kept open).
+
+        Raises:
+            OSError: the group is gone.
+        """
+        if self._cpu_fd is None:
+            if self._cpu_file is None:
+                raise OSError("no CPU accounting for this group")
+            self._cpu_fd = os.open(self._cpu_file, os.O_RDONLY)
+        data = os.pread(self._cpu_fd, 4096, 0)
+        if self._cpu_in_v1:
+            return int(data) / 1e9
+        return _value(data.decode(), "usage_usec") / 1e6
 
     def out_of_memory(self) -> bool:
         """Whether the kernel's OOM killer has killed a process of the group."""
@@ -290,9 +300,10 @@ class Cgroup:
 
     def remove(self) -> None:
         """Kill what is left and delete the group's folders. Idempotent."""
-        for descriptor in self._open.values():
-            os.close(descriptor)
-        self._open.clear()
+        for descriptor in (self._cpu_fd, self._freeze_fd):
+            if descriptor is not None:
+                os.close(descriptor)
+        self._cpu_fd = self._freeze_fd = None
         if any(folder.exists() for folder in self.folders()):
             self.kill_all()
             _remove_dirs(self.folders())
@@ -318,7 +329,12 @@ class Cgroup:
 
 def _stat(path: Path, key: str) -> int:
     """A value from a flat-keyed cgroup file (``key value`` lines)."""
-    for line in path.read_text().splitlines():
+    return _value(path.read_text(), key)
+
+
+def _value(text: str, key: str) -> int:
+    """The value of ``key`` in a flat-keyed cgroup file's ``text`` (0 if absent)."""
+    for line in text.splitlines():
         name, value = line.split()
         if name == key:
             return int(value)

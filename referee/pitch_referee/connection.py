@@ -25,7 +25,7 @@ from pitch_sdk._proto import pitch_pb2_grpc
 from pitch_sdk.faults import FaultKind
 from pitch_sdk.wire import PROTOCOL_VERSION
 
-from . import __version__
+from . import __version__, framing
 from .errors import BotError, BotProtocolError, BotStartError, BotTerminatedError, BotTimeoutError
 
 log = logging.getLogger("pitch_referee")
@@ -64,7 +64,8 @@ class BotConnection:
     def __init__(self, name: str, version: str) -> None:
         self.name = name
         self.version = version
-        self.outbox: asyncio.Queue[pb.RefereeMessage | None] = asyncio.Queue()
+        self.outbox: asyncio.Queue[pb.RefereeMessage | bytes | None] = asyncio.Queue()
+        """What goes to the bot, in order: messages, or their bytes (``framing``)."""
         self.closed = asyncio.Event()
         self.close_reason = ""
         self._last_request_id = 0
@@ -73,12 +74,17 @@ class BotConnection:
         """Requests that timed out unanswered: each may still get one late answer."""
         self._error: BotError | None = None
 
-    def send(self, message: pb.RefereeMessage) -> None:
+    def send(self, message: pb.RefereeMessage | bytes) -> None:
+        """Send ``message`` (or a ``RefereeMessage``'s bytes) after what was sent before."""
         if not self.closed.is_set():
             self.outbox.put_nowait(message)
 
-    async def ask(self, request: pb.DecisionRequest, timeout_s: float) -> tuple[pb.Answer, float]:
+    async def ask(
+        self, request: pb.DecisionRequest, timeout_s: float, *, encoded: bytes = b""
+    ) -> tuple[pb.Answer, float]:
         """Send a decision request and wait for its answer; returns (answer, seconds taken).
+        ``encoded``: more of the request's fields, already encoded (``framing``: its view
+        and events), sent with it.
 
         Raises:
             BotTimeoutError: no answer within ``timeout_s``.
@@ -92,18 +98,30 @@ class BotConnection:
             raise BotTerminatedError(self.close_reason or "the bot's stream is closed")
         self._last_request_id += 1
         request.request_id = self._last_request_id
-        answer: asyncio.Future[pb.Answer] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[pb.Answer] = loop.create_future()
         self._pending = (self._last_request_id, answer)
         started = time.perf_counter()
-        self.outbox.put_nowait(pb.RefereeMessage(request=request))
+        self.outbox.put_nowait(
+            framing.field(framing.REQUEST, request.SerializeToString() + encoded)
+        )
+        # A timer on the answer itself, not asyncio.wait_for: that wraps the future in
+        # another and costs a turn of the loop and a fifth of the referee's own time
+        # per decision (bench/RESULTS.md).
+        timer = loop.call_later(timeout_s, self._expire, answer, request.request_id, timeout_s)
         try:
-            result = await asyncio.wait_for(answer, timeout_s)
-        except TimeoutError:
-            self._timed_out.add(request.request_id)
-            raise BotTimeoutError(f"no answer within {timeout_s * 1000:.0f} ms") from None
+            result = await answer
         finally:
+            timer.cancel()
             self._pending = None
         return result, time.perf_counter() - started
+
+    def _expire(self, answer: asyncio.Future[pb.Answer], request_id: int, timeout_s: float) -> None:
+        """The request's time is up: it fails as a timeout, and its answer, if it comes
+        later, is late rather than wrong."""
+        if not answer.done():
+            self._timed_out.add(request_id)
+            answer.set_exception(BotTimeoutError(f"no answer within {timeout_s * 1000:.0f} ms"))
 
     def deliver(self, message: pb.BotMessage | OversizedMessage) -> None:
         """Take a message from the bot (called by the stream reader).
@@ -211,7 +229,7 @@ class RefereeService(pitch_pb2_grpc.RefereeServicer):
         try:
             while (message := await connection.outbox.get()) is not None:
                 await context.write(message)
-                if message.WhichOneof("message") == "shutdown":
+                if _is_shutdown(message):
                     break
         except (grpc.RpcError, asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
@@ -245,6 +263,15 @@ class RefereeService(pitch_pb2_grpc.RefereeServicer):
             )
 
 
+def _is_shutdown(message: pb.RefereeMessage | bytes) -> bool:
+    return isinstance(message, pb.RefereeMessage) and message.WhichOneof("message") == "shutdown"
+
+
+def _serialize(message: pb.RefereeMessage | bytes) -> bytes:
+    """The server's serializer: a message, or bytes the referee framed itself."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 async def start_server(address: str) -> tuple[grpc.aio.Server, RefereeService, str]:
     """Serve the referee on ``address`` (``unix:PATH`` or ``HOST:PORT``, port 0 = any).
 
@@ -271,7 +298,7 @@ def _add_service(service: RefereeService, server: grpc.aio.Server) -> None:
         "Play": grpc.stream_stream_rpc_method_handler(
             service.Play,
             request_deserializer=parse_bot_message,
-            response_serializer=pb.RefereeMessage.SerializeToString,
+            response_serializer=_serialize,
         )
     }
     server.add_generic_rpc_handlers(

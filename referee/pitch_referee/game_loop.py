@@ -44,6 +44,7 @@ from pitch_sdk.wire import (
     view_to_proto,
 )
 
+from . import framing
 from .errors import BotError, BotProtocolError, BotStartError, BotTimeoutError
 from .logindex import LogTag
 from .process import BotProcess
@@ -56,6 +57,7 @@ a moment to die (printing its traceback, its runtime's shutdown), longer on a lo
 machine. Only a bot that closes its stream and lives on pays the whole wait."""
 
 __all__ = [
+    "EventMessages",
     "FaultPolicy",
     "GameResult",
     "RemotePlayer",
@@ -104,7 +106,8 @@ async def play_game(
         for seat in SEATS
     ]
     grid = TimingGrid(timing_grid_ms) if timing_grid_ms > 0 else None
-    players = [RemotePlayer(bot, grid) for bot in bots]
+    messages = EventMessages()
+    players = [RemotePlayer(bot, grid, messages) for bot in bots]
     table = Table(
         players,
         seed=seed,
@@ -149,25 +152,54 @@ class TimingGrid:
         await asyncio.sleep(max(0.0, tick - loop.time()))
 
 
+class EventMessages:
+    """Each event encoded once for the four seats of a game: the table tells every seat
+    the same event object, but for a deal (each seat's own cards) and a stock exchange
+    as the others see it (an object of its own)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[SeatEvent, bytes] | None = None
+
+    def of(self, event: SeatEvent, seat: Seat) -> bytes:
+        """``event`` as ``seat`` is told it: an encoded ``pb.Event``."""
+        last = self._last
+        if last is not None and last[0] is event:
+            return last[1]
+        encoded = event_to_proto(event, seat).SerializeToString()
+        if not isinstance(event, Dealt):
+            self._last = (event, encoded)
+        return encoded
+
+
 class RemotePlayer:
     """A bot process's seat: the table's calls become messages on the bot's stream."""
 
-    def __init__(self, bot: BotProcess, grid: TimingGrid | None = None) -> None:
+    def __init__(
+        self,
+        bot: BotProcess,
+        grid: TimingGrid | None = None,
+        messages: EventMessages | None = None,
+    ) -> None:
         self.bot = bot
         self.grid = grid
         """When set, each request waits for the grid's next tick before it is sent (the
         wait is not the bot's time: its clock starts when the request is sent)."""
+        self.messages = messages or EventMessages()
+        """Where events become messages (shared by a game's seats: ``play_game``)."""
         self.seat: Seat = 0
         self.game_id = ""
-        self.events: list[pb.Event] = []
-        """What happened since the bot's last request, as its seat may know it."""
+        self.events: list[bytes] = []
+        """What happened since the bot's last request, as its seat may know it (each an
+        encoded ``pb.Event``: ``EventMessages``)."""
         self.answer_ms: float | None = None
         """How long the bot's last answer took, readable or not (``None``: no answer came)."""
-        self.held_end: pb.RefereeMessage | None = None
+        self.held_end: bytes | None = None
         """The game's end, held for the grid's next tick (``send_held_end``)."""
         self.hand = 0
         self.decided = 0
         """Decisions recorded in the hand so far: where the bot's log lines are tagged."""
+        self.asked = False
+        """Whether the bot is being asked for the hand's next decision."""
 
     @property
     def name(self) -> str:
@@ -180,24 +212,25 @@ class RemotePlayer:
     def start(self, game: GameStart) -> None:
         self.seat, self.game_id, self.events = game.seat, game.game_id, []
         self.hand = self.decided = 0
-        self._tag(asked=False)
+        self.asked = False
+        self.bot.log_place = self.log_tag
         self.bot.send(pb.RefereeMessage(game_start=game_start_to_proto(game)))
         if self.bot.start_error is not None:
             raise Fault(self.bot.start_error.kind, str(self.bot.start_error), log=self._log())
 
     def observe(self, event: SeatEvent) -> None:
-        self.events.append(event_to_proto(event, self.seat))
+        self.events.append(self.messages.of(event, self.seat))
         if isinstance(event, Dealt):
-            self.hand, self.decided = event.hand, 0
-            self._tag(asked=False)
+            self.hand, self.decided, self.asked = event.hand, 0, False
         elif isinstance(event, Decided):
             self.decided += 1
-            self._tag(asked=False)
+            self.asked = False
 
-    def _tag(self, *, asked: bool) -> None:
-        """Lines the bot writes from now on come during its decision, or after the
-        hand's ``decided`` decisions (``logindex``)."""
-        self.bot.log_tag = LogTag(self.game_id, self.hand, self.decided, asked)
+    def log_tag(self) -> LogTag:
+        """Where the game stands for the bot's log (``logindex``): lines it writes now
+        come during its decision, or after the hand's ``decided`` decisions. Made only
+        when the bot writes, not at every event."""
+        return LogTag(self.game_id, self.hand, self.decided, self.asked)
 
     async def decide(self, turn: Turn) -> Answer:
         """One round trip, timed by the bot's connection from request to answer."""
@@ -212,17 +245,15 @@ class RemotePlayer:
             raise self.bot.start_error
         request = pb.DecisionRequest(
             game_id=self.game_id,
-            view=view_to_proto(turn.view),
             legal_actions=[action_to_proto(action) for action in turn.view.legal_actions],
             time_limit_ms=turn.budget.limit_ms,
             time_reserve_ms=turn.budget.reserve_ms,
-            events=self.events,
         )
-        self.events = []
+        encoded = self._encoded(framing.REQUEST_VIEW, turn.view, framing.REQUEST_EVENTS)
         if self.grid is not None:
             await self.grid.release()
-        self._tag(asked=True)
-        answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000)
+        self.asked = True
+        answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000, encoded=encoded)
         await self.bot.settle_log()  # what it wrote before answering is this decision's
         self.answer_ms = seconds * 1000
         if not answer.HasField("action"):
@@ -231,14 +262,10 @@ class RemotePlayer:
 
     def end(self, view: PlayerView) -> None:
         end = pb.GameEnd(
-            game_id=self.game_id,
-            outcome=outcome_to_proto(view.outcome),
-            scores=list(view.scores),
-            view=view_to_proto(view),
-            events=self.events,
+            game_id=self.game_id, outcome=outcome_to_proto(view.outcome), scores=list(view.scores)
         )
-        self.events = []
-        message = pb.RefereeMessage(game_end=end)
+        encoded = self._encoded(framing.END_VIEW, view, framing.END_EVENTS)
+        message = framing.field(framing.GAME_END, end.SerializeToString() + encoded)
         if self.grid is None:
             self.bot.send(message)
         else:
@@ -249,6 +276,14 @@ class RemotePlayer:
         if self.held_end is not None:
             self.bot.send(self.held_end)
             self.held_end = None
+
+    def _encoded(self, view_field: int, view: PlayerView, events_field: int) -> bytes:
+        """The view and the events since the last request, as the message's fields
+        ``view_field`` and ``events_field`` (``framing``); the events are then told."""
+        parts = [framing.field(view_field, view_to_proto(view).SerializeToString())]
+        parts += [framing.field(events_field, event) for event in self.events]
+        self.events = []
+        return b"".join(parts)
 
     def _log(self) -> str | None:
         return self.bot.log_name

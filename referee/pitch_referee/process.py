@@ -34,9 +34,11 @@ LOG_CAP_BYTES = 10 * 1024 * 1024
 """What one log file and its index (``logindex``) keep at most, across every process that
 writes them (a bot restarted after a fault appends to its seat's file): the default where
 a match does not share out a bot's budget (``match.settings.LOG_BUDGET_BYTES``)."""
-SETTLE_TURNS = 3
-"""Turns of the event loop after an answer before its decision's log tag ends: one to
-resume, one for the pipe's bytes to be read, one for the copy to take them."""
+READ_BYTES = 256 * 1024
+"""What one read of a bot's output pipe takes at most (asyncio's own pipe reads: 256 KiB)."""
+SETTLE_READS = 8
+"""Reads of the output pipe after an answer, at most, to take what the bot wrote before
+answering: a pipe holds 64 KiB, and at most 1 MiB if the bot enlarges it."""
 SHUTDOWN_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
 RECENT_OUTPUT_BYTES = 16 * 1024
@@ -101,6 +103,8 @@ class SeatControls:
 class Launched:
     process: asyncio.subprocess.Process
     controls: SeatControls
+    output: int
+    """The read end of the pipe the bot's stdout and stderr go to (non-blocking)."""
 
 
 class Launcher(Protocol):
@@ -114,26 +118,37 @@ async def spawn(
     argv: list[str],
     cwd: Path | None,
     env: Mapping[str, str] | None = None,
-) -> asyncio.subprocess.Process:
-    """Start ``argv`` with its output on a pipe, in a new session.
+) -> tuple[asyncio.subprocess.Process, int]:
+    """Start ``argv`` in a new session, its stdout and stderr on a pipe of ours (not
+    asyncio's: ``BotOutput`` reads it at once); returns the process and the pipe's read
+    end, non-blocking.
 
     Raises:
         BotStartError: the command cannot be run.
     """
+    output, into = os.pipe()
     try:
-        return await asyncio.create_subprocess_exec(
+        os.set_blocking(output, False)
+        process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
+            stdout=into,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
     except OSError as error:
+        os.close(output)
         raise BotStartError(
             f"{manifest.name}: cannot run {' '.join(manifest.command)!r}: {error.strerror}"
         ) from None
+    except BaseException:
+        os.close(output)
+        raise
+    finally:
+        os.close(into)  # the bot's copy is the only one: its end of the pipe ends with it
+    return process, output
 
 
 class LocalLauncher:
@@ -143,8 +158,8 @@ class LocalLauncher:
     async def launch(self, manifest: BotManifest, env: Mapping[str, str]) -> Launched:
         home = os.environ.get("HOME", str(manifest.folder))
         full = bot_environment(env, os.environ.get("PATH", os.defpath), home, tempfile.gettempdir())
-        process = await spawn(manifest, manifest.argv(), manifest.folder, full)
-        return Launched(process, SeatControls(process))
+        process, output = await spawn(manifest, manifest.argv(), manifest.folder, full)
+        return Launched(process, SeatControls(process), output)
 
 
 @dataclass
@@ -152,7 +167,7 @@ class StartOptions:
     start_timeout_s: float = 10.0
     """How long a spawned bot has to connect and say hello."""
     log_cap_bytes: int = LOG_CAP_BYTES
-    """What the bot's log file keeps at most, whatever it held before (``_copy_capped``)."""
+    """What the bot's log file keeps at most, whatever it held before (``CappedLog``)."""
 
 
 class BotProcess:
@@ -169,7 +184,7 @@ class BotProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.controls: SeatControls | None = None
         self._log: CappedLog | None = None
-        self._log_task: asyncio.Task[None] | None = None
+        self._output: BotOutput | None = None
         self._watch_task: asyncio.Task[None] | None = None
         self.recent_output = bytearray()
         """The end of this process's output (``RECENT_OUTPUT_BYTES``), whatever the log kept."""
@@ -178,9 +193,9 @@ class BotProcess:
         """Set when the bot could not be started; it then plays no decision."""
         self.hello_mismatch: str | None = None
         """One line where the bot's Hello names it otherwise than its bot.toml (which wins)."""
-        self.log_tag: LogTag | None = None
-        """Where the bot's game stands, set by its seat: the lines it writes from now on
-        are indexed under it (``logindex``)."""
+        self.log_place: Callable[[], LogTag] | None = None
+        """Where the bot's game stands, asked of its seat (``RemotePlayer.log_tag``) when
+        the bot writes: its lines are indexed under that tag (``logindex``)."""
         self.deals_seen: set[str] = set()
         """The deals this process has played (a match's seed: ``Referee.deals``), so that
         a process kept warm never plays a deal it has seen (``warm.WarmBots``)."""
@@ -211,10 +226,12 @@ class BotProcess:
             env = {"PITCH_ADDRESS": address, "PITCH_TOKEN": token, "PYTHONUNBUFFERED": "1"}
             launched = await launcher.launch(manifest, env)
             bot.process, bot.controls = launched.process, launched.controls
-            bot._log = CappedLog(log_path, options.log_cap_bytes)
-            bot._log_task = asyncio.create_task(
-                _copy_capped(bot.process.stdout, bot._log, bot._tag, bot.recent_output)
-            )
+            try:
+                bot._log = CappedLog(log_path, options.log_cap_bytes)
+            except BaseException:
+                os.close(launched.output)
+                raise
+            bot._output = BotOutput(launched.output, bot._log, bot._tag, bot.recent_output)
             bot.connection = await bot._await_hello(hello, options.start_timeout_s)
             bot.hello_mismatch = manifest.hello_mismatch(
                 bot.connection.name, bot.connection.version
@@ -228,7 +245,7 @@ class BotProcess:
         return bot
 
     def _tag(self) -> LogTag | None:
-        return self.log_tag
+        return self.log_place() if self.log_place is not None else None
 
     async def _await_hello(
         self, hello: asyncio.Future[BotConnection], limit_s: float
@@ -294,9 +311,8 @@ class BotProcess:
         """What the ended process died of: the referee's note (``death_note``) or its exit
         status, then the exception line its output ends with, when it has one."""
         assert self.process is not None and self.process.returncode is not None
-        if self._log_task is not None:  # its last words are still in the pipe
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._log_task), OUTPUT_DRAIN_S)
+        if self._output is not None:  # its last words may still be in the pipe
+            await self._output.wait_closed(OUTPUT_DRAIN_S)
         status = f"the bot's process exited with status {self.process.returncode}"
         lines = [clip(line) for line in self.recent_output.decode(errors="replace").splitlines()]
         exception = exception_line(lines)
@@ -308,11 +324,14 @@ class BotProcess:
         connection_up = self.connection is not None and not self.connection.closed.is_set()
         return connection_up and (self.process is None or self.process.returncode is None)
 
-    def send(self, message: pb.RefereeMessage) -> None:
+    def send(self, message: pb.RefereeMessage | bytes) -> None:
+        """Send ``message`` (or a ``RefereeMessage``'s bytes: ``framing``) to the bot."""
         if self.connection is not None:
             self.connection.send(message)
 
-    async def ask(self, request: pb.DecisionRequest, timeout_s: float) -> tuple[pb.Answer, float]:
+    async def ask(
+        self, request: pb.DecisionRequest, timeout_s: float, *, encoded: bytes = b""
+    ) -> tuple[pb.Answer, float]:
         """``BotConnection.ask``, with the bot running only while it is asked.
 
         Raises:
@@ -323,19 +342,17 @@ class BotProcess:
         if self.controls is not None:
             self.controls.resume()
         try:
-            return await self.connection.ask(request, timeout_s)
+            return await self.connection.ask(request, timeout_s, encoded=encoded)
         finally:
             if self.controls is not None:
                 self.controls.pause()
 
     async def settle_log(self) -> None:
-        """Let the copy of the bot's output take what the bot wrote before its answer,
-        under the tag in force (``log_tag``): those bytes are in the pipe before the
-        answer is sent, the event loop reads them on its next turn and the copy runs on
-        the turn after."""
-        if self._log_task is not None:
-            for _ in range(SETTLE_TURNS):
-                await asyncio.sleep(0)
+        """Take what the bot wrote before its answer into its log, under the tag in force
+        (``log_place``): those bytes are in the pipe before the answer is sent, so one
+        read now finds them (or finds the pipe empty), without waiting for the loop."""
+        if self._output is not None:
+            self._output.take(SETTLE_READS)
 
     def cpu_seconds(self) -> float | None:
         """CPU used so far by the bot and everything it started, where it is measured."""
@@ -378,9 +395,9 @@ class BotProcess:
             self.connection.lost("closed by the referee")
         if self._watch_task is not None:
             self._watch_task.cancel()
-        if self._log_task is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._log_task, 2.0)
+        if self._output is not None:
+            await self._output.wait_closed(2.0)
+            self._output.close()  # a child that outlived the kill may hold it open
         if process is not None:
             # Release its pipe now, while the event loop runs: a pipe still open when the
             # loop has closed is closed by the garbage collector, which then fails ("Event
@@ -451,19 +468,63 @@ class CappedLog:
         self.file.flush()
 
 
-async def _copy_capped(
-    stream: asyncio.StreamReader | None,
-    log: CappedLog,
-    tag: Callable[[], LogTag | None],
-    recent: bytearray,
-) -> None:
-    """Copy the bot's output into ``log``, each line under the ``tag()`` it arrived during,
-    until the bot closes it (beyond the cap it is drained and dropped); ``recent`` keeps
-    the last ``RECENT_OUTPUT_BYTES`` of it, whatever the log kept."""
-    try:
-        while stream is not None and (chunk := await stream.read(65536)):
-            recent += chunk
-            del recent[:-RECENT_OUTPUT_BYTES]
-            log.write(chunk, tag())
-    finally:
-        log.file.close()
+class BotOutput:
+    """A bot's output pipe, read by the event loop as bytes come (no task of its own):
+    each read goes into the log at once, under the tag in force (``tag()``), and
+    ``recent`` keeps the last ``RECENT_OUTPUT_BYTES`` of it, whatever the log kept.
+    Beyond the log's cap the output is still read, and dropped. ``take`` reads what is
+    in the pipe now: after an answer, what the bot wrote before it."""
+
+    def __init__(
+        self,
+        fd: int,
+        log: CappedLog,
+        tag: Callable[[], LogTag | None],
+        recent: bytearray,
+    ) -> None:
+        self.fd: int | None = fd
+        self.log: CappedLog | None = log
+        self.tag = tag
+        self.recent = recent
+        self._loop = asyncio.get_running_loop()
+        self._closed: asyncio.Future[None] = self._loop.create_future()
+        self._loop.add_reader(fd, self.take, 1)
+
+    def take(self, reads: int) -> None:
+        """Read the pipe until it is empty, at most ``reads`` times; close it at its end."""
+        for _ in range(reads):
+            if self.fd is None:
+                return
+            try:
+                chunk = os.read(self.fd, READ_BYTES)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.close()
+                return
+            self.recent += chunk
+            del self.recent[:-RECENT_OUTPUT_BYTES]
+            if self.log is not None:
+                try:
+                    self.log.write(chunk, self.tag())
+                except OSError:  # a full disk, say: the rest is read and dropped, and
+                    self.log.file.close()  # what fails for it is the record's write
+                    self.log = None
+
+    def close(self) -> None:
+        """Stop reading and close the pipe and the log file. Idempotent."""
+        if self.fd is None:
+            return
+        self._loop.remove_reader(self.fd)
+        os.close(self.fd)
+        self.fd = None
+        if self.log is not None:
+            self.log.file.close()
+        self._closed.set_result(None)
+
+    async def wait_closed(self, within_s: float) -> None:
+        """Wait until every process holding the pipe's other end is gone (or ``within_s``)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._closed), within_s)

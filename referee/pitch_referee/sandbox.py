@@ -144,12 +144,12 @@ class SandboxLauncher:
             manifest, socket, bot_environment(inner, self._path(), SCRATCH, SCRATCH)
         )
         try:
-            process = await spawn(manifest, [*self._enter(group), *argv], None)
+            process, output = await spawn(manifest, [*self._enter(group), *argv], None)
         except BaseException:
             if group is not None:
                 group.remove()
             raise
-        return Launched(process, _SandboxControls(process, group, self.limits))
+        return Launched(process, _SandboxControls(process, group, self.limits), output)
 
     def _cgroup_limits(self) -> cgroups.CgroupLimits:
         memory = (self.limits.memory_mb + self.limits.scratch_mb) * 1024 * 1024

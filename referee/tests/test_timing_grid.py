@@ -24,11 +24,15 @@ class AnsweringBot:
     def __init__(self, sent: list[str]) -> None:
         self.sent = sent
 
-    def send(self, message: pb.RefereeMessage) -> None:
+    def send(self, message: pb.RefereeMessage | bytes) -> None:
+        if isinstance(message, bytes):  # framed by the referee (``framing``)
+            message = pb.RefereeMessage.FromString(message)
         if message.HasField("game_end"):
             self.sent.append("end")
 
-    async def ask(self, request: pb.DecisionRequest, timeout_s: float) -> tuple[pb.Answer, float]:
+    async def ask(
+        self, request: pb.DecisionRequest, timeout_s: float, *, encoded: bytes = b""
+    ) -> tuple[pb.Answer, float]:
         self.sent.append("request")
         return pb.Answer(action=request.legal_actions[0]), 0.001
 

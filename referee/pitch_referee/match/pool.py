@@ -103,9 +103,11 @@ def run_workers(
         while busy:
             ready = multiprocessing.connection.wait(list(busy), timeout=0.5)
             # A worker that said nothing before it ended (a thread's pipe never reads EOF)
-            # took its pair with it.
-            for worker in [w for w in busy.values() if not ready and not w.runner.is_alive()]:
-                raise _ended_early(worker, job.root)
+            # took its pair with it; one that said its last word just after the wait
+            # timed out has it in the pipe, read at the next turn.
+            for worker in busy.values():
+                if not ready and not worker.runner.is_alive() and not worker.conn.poll():
+                    raise _ended_early(worker, job.root)
             for conn in ready:
                 worker = busy[conn]
                 try:

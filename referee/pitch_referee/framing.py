@@ -1,0 +1,55 @@
+"""Messages to a bot assembled from parts already encoded, rather than copied together.
+
+Protobuf's encoding of a message is the concatenation of its fields' encodings, and a
+length-delimited field (a sub-message) added to a message's bytes sets it, or adds an
+element to a repeated one. The Python runtime copies a sub-message whenever it is put
+in another (a decision request's view into the request, the request into its
+``RefereeMessage``): about twice the cost of encoding it, three times a decision. So the
+referee encodes the view and each event once (an event once for all four seats) and
+frames the bytes; the bot decodes the same message either way.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from google.protobuf.message import Message
+
+from pitch_sdk._proto import pitch_pb2 as pb
+
+
+def field(number: int, payload: bytes) -> bytes:
+    """Field ``number`` holding ``payload`` (an encoded message, or a string's bytes)."""
+    size = len(payload)
+    length = _ONE_BYTE[size] if size < 0x80 else _varint(size)
+    return _tag(number) + length + payload
+
+
+def number_of(message: type[Message], name: str) -> int:
+    """The field number of ``message``'s field ``name``, from the protocol's descriptor."""
+    return message.DESCRIPTOR.fields_by_name[name].number
+
+
+@functools.cache
+def _tag(number: int) -> bytes:
+    return _varint(number << 3 | 2)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_ONE_BYTE = [bytes((size,)) for size in range(0x80)]
+"""The length of a field under 128 bytes (most events), encoded, without a loop."""
+
+REQUEST = number_of(pb.RefereeMessage, "request")
+GAME_END = number_of(pb.RefereeMessage, "game_end")
+REQUEST_VIEW = number_of(pb.DecisionRequest, "view")
+REQUEST_EVENTS = number_of(pb.DecisionRequest, "events")
+END_VIEW = number_of(pb.GameEnd, "view")
+END_EVENTS = number_of(pb.GameEnd, "events")
