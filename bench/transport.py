@@ -45,9 +45,9 @@ from pitch_referee.connection import start_server, stop_server
 from pitch_referee.manifest import load_manifest
 from pitch_referee.process import BotProcess, LocalLauncher, StartOptions
 from pitch_referee.referee import PlayerSlot, Referee
-from pitch_sdk._proto import pitch_pb2 as pb
-from pitch_sdk._proto import pitch_pb2_grpc
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.protocol import messages as pb
+from pitch_sdk.protocol import services
 
 RANDOM_BOT = reference.folder("random")
 
@@ -55,7 +55,7 @@ RANDOM_BOT = reference.folder("random")
 async def echo_client(address: str, token: str) -> None:
     """The floor's bot side: answer every request at once, nothing else (grpc.aio, as the SDK)."""
     async with grpc.aio.insecure_channel(address) as channel:
-        call = pitch_pb2_grpc.RefereeStub(channel).Play(wait_for_ready=True)
+        call = services.RefereeStub(channel).Play(wait_for_ready=True)
         hello = pb.Hello(token=token, name="echo", version="0", protocol_version=1)
         await call.write(pb.BotMessage(hello=hello))
         while (message := await call.read()) is not grpc.aio.EOF:

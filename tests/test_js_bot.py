@@ -31,9 +31,9 @@ from pitch_referee.conformance import check_bot
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits
 from pitch_sdk import reference
-from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.cards import POINTS, STRENGTH, TRUMPS
+from pitch_sdk.protocol import messages as pb
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.wire import action_from_proto, action_to_proto, view_to_proto
 

@@ -40,10 +40,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import PASS, Action, NameTrump, StockChoice, StockMove
 from pitch_sdk.cards import SEATS, TRUMPS, Seat, left_of
 from pitch_sdk.faults import Fault, FaultKind
+from pitch_sdk.protocol import messages as pb
 from pitch_sdk.rules import GameState
 from pitch_sdk.table import (
     Answer,

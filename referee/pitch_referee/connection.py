@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import grpc
 
-from pitch_sdk._proto import pitch_pb2 as pb
-from pitch_sdk._proto import pitch_pb2_grpc
 from pitch_sdk.faults import FaultKind
+from pitch_sdk.protocol import messages as pb
+from pitch_sdk.protocol import services
 from pitch_sdk.wire import PROTOCOL_VERSION
 
 from . import __version__, framing
@@ -190,7 +190,7 @@ class BotConnection:
             self._error = error
 
 
-class RefereeService(pitch_pb2_grpc.RefereeServicer):
+class RefereeService(services.RefereeServicer):
     """Accepts bot streams and gives each to whoever expects its token."""
 
     def __init__(self) -> None:

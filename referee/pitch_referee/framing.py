@@ -15,7 +15,7 @@ import functools
 
 from google.protobuf.message import Message
 
-from pitch_sdk._proto import pitch_pb2 as pb
+from pitch_sdk.protocol import messages as pb
 
 
 def field(number: int, payload: bytes) -> bytes:

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import InvalidActionError
 from pitch_sdk.cards import SEATS, Seat
 from pitch_sdk.faults import Fault, FaultKind
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.protocol import messages as pb
 from pitch_sdk.table import (
     Answer,
     Dealt,

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.faults import FaultKind
 from pitch_sdk.grpc_io import io_setting
+from pitch_sdk.protocol import messages as pb
 
 from .connection import BotConnection, RefereeService
 from .errors import BotStartError, BotTerminatedError

@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import grpc
 
-from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import Bid, Play
 from pitch_sdk.bots import RandomBot
+from pitch_sdk.protocol import messages as pb
 from pitch_sdk.run import run
 from pitch_sdk.views import PlayerView
 

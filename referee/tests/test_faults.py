@@ -13,7 +13,7 @@ import pytest
 from pitch_referee.connection import MAX_MESSAGE_BYTES, BotConnection
 from pitch_referee.errors import BotProtocolError, BotTimeoutError
 from pitch_referee.game_loop import FaultPolicy, TimeControl
-from pitch_sdk._proto import pitch_pb2 as pb
+from pitch_sdk.protocol import messages as pb
 from pitch_sdk.record import replay
 
 from .conftest import assert_nothing_left, play_games

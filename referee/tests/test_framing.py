@@ -17,8 +17,8 @@ from pitch_referee import framing
 from pitch_referee.connection import BotConnection
 from pitch_referee.game_loop import RemotePlayer
 from pitch_referee.process import BotProcess
-from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.protocol import messages as pb
 from pitch_sdk.table import Answer, SeatEvent, Table, Turn
 from pitch_sdk.views import PlayerView
 from pitch_sdk.wire import action_from_proto, event_from_proto, view_from_proto

@@ -12,7 +12,7 @@ import pytest
 
 from pitch_referee.referee import PlayerSlot, Referee
 from pitch_sdk import reference
-from pitch_sdk._proto import pitch_pb2 as pb
+from pitch_sdk.protocol import messages as pb
 from pitch_sdk.record import replay
 
 from .conftest import assert_nothing_left, play_games

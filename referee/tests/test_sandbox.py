@@ -27,8 +27,8 @@ from pitch_referee.manifest import BotManifest
 from pitch_referee.process import LOG_CAP_BYTES
 from pitch_referee.referee import Referee, RefereeSettings
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
-from pitch_sdk._proto import pitch_pb2 as pb
-from pitch_sdk._proto import pitch_pb2_grpc
+from pitch_sdk.protocol import messages as pb
+from pitch_sdk.protocol import services
 from pitch_sdk.wire import PROTOCOL_VERSION
 
 from .conftest import QUICK_TIME, Run, play_games, write_bot
@@ -168,7 +168,7 @@ def test_a_stolen_token_is_useless_once_its_seat_has_said_hello(tmp_path):
 
     async def hello(address: str, token: str) -> grpc.StatusCode:
         async with grpc.aio.insecure_channel(address) as channel:
-            call = pitch_pb2_grpc.RefereeStub(channel).Play()
+            call = services.RefereeStub(channel).Play()
             message = pb.Hello(token=token, name="bot", protocol_version=PROTOCOL_VERSION)
             await call.write(pb.BotMessage(hello=message))
             try:

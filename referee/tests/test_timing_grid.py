@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from pitch_referee.game_loop import TimingGrid, play_game
-from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.protocol import messages as pb
 
 
 class AnsweringBot:

@@ -32,11 +32,13 @@ def _documented_in_class(cls: griffe.Class) -> set[str]:
 
 def _exported(module: griffe.Module) -> list[griffe.Object]:
     """The public members of a module but its submodules: its ``__all__`` (followed to
-    where each name is defined), or, without one, its own names that have no leading
+    where each name is defined, unless that is a private module: ``protocol`` exports the
+    generated ``_proto`` modules), or, without one, its own names that have no leading
     underscore."""
     if module.exports is not None:
         members = [module[name] for name in module.exports]
-        return [member.final_target if member.is_alias else member for member in members]
+        targets = [member.final_target if member.is_alias else member for member in members]
+        return [target for target in targets if "._" not in target.path]
     return [
         member
         for name, member in module.members.items()

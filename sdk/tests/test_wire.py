@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pitch_sdk import wire
-from pitch_sdk._proto import pitch_pb2 as pb
 from pitch_sdk.actions import InvalidActionError, Play, StockChoice, StockMove
 from pitch_sdk.deck import deck_for
+from pitch_sdk.protocol import messages as pb
 from pitch_sdk.rules import CHANCE, GameState
 from pitch_sdk.table import Decided
 
