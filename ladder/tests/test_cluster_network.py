@@ -1,11 +1,13 @@
 """A cluster across machines, for real: the scheduler, the owner and two workers each in a
 network namespace of its own, joined by virtual ethernet on addresses of their own.
 
-The scheduler and the workers also get a mount namespace whose ``/tmp`` is their own
-(tmpfs): the owner's ladder folder, under this test's ``/tmp``, is out of their sight, so
-bots reach the workers only by content hash and records and live journals come back only
-over the network. The owner keeps this machine's files (its mount namespace is its own,
-its ``/tmp`` this test's), as the operator's machine would.
+The scheduler and the workers also get a mount namespace of their own, with a private
+tmpfs over this test run's temporary folder (pytest's base folder, where the owner's ladder
+is): the owner's files are out of their sight, so bots reach the workers only by content
+hash and records and live journals come back only over the network; the workers keep their
+Dask files in that private folder. (Not a tmpfs over all of ``/tmp``: the project and its
+environment may live there, as in a CI clone.) The owner keeps this machine's files (its
+mount namespace is its own), as the operator's machine would.
 
 Needs root (``ip netns``): skipped elsewhere, unless ``PITCH_REQUIRE_NETNS`` is set.
 """
@@ -13,6 +15,7 @@ Needs root (``ip netns``): skipped elsewhere, unless ``PITCH_REQUIRE_NETNS`` is 
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -94,10 +97,12 @@ class Network:
         self.hosts[name] = address
         return netns
 
-    def start(self, name: str, command: list[str], own_tmp: bool) -> subprocess.Popen[str]:
-        """``command`` on host ``name``, in a mount namespace of its own (and a tmpfs
-        ``/tmp`` of its own if ``own_tmp``), with its own host name."""
-        mounts = "mount -t tmpfs tmpfs /tmp && " if own_tmp else ""
+    def start(
+        self, name: str, command: list[str], private: Path | None = None
+    ) -> subprocess.Popen[str]:
+        """``command`` on host ``name``, in a mount namespace of its own (and a tmpfs of
+        its own over folder ``private``, if given), with its own host name."""
+        mounts = f"mount -t tmpfs tmpfs {shlex.quote(str(private))} && " if private else ""
         script = f'{mounts}hostname {name} && exec "$@"'
         process = subprocess.Popen(
             ["ip", "netns", "exec", f"pa-{self.tag}-{name}",
@@ -134,9 +139,12 @@ def on_local_pool(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.fixture
-def network() -> Iterator[tuple[Network, dict[str, subprocess.Popen[str]]]]:
+def network(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Network, dict[str, subprocess.Popen[str]]]]:
     """The scheduler and two workers started, each on its host; the owner's host made."""
     dask = [sys.executable, "-m", "dask"]
+    private = tmp_path_factory.getbasetemp()
     with Network() as net:
         for name in ("scheduler", "owner", "worker1", "worker2"):
             net.add(name)
@@ -146,24 +154,28 @@ def network() -> Iterator[tuple[Network, dict[str, subprocess.Popen[str]]]]:
                 "scheduler",
                 [*dask, "scheduler", "--host", net.hosts["scheduler"],
                  "--port", str(SCHEDULER_PORT), "--no-dashboard"],
-                own_tmp=True,
+                private,
             ),
         }  # fmt: skip
         for name in ("worker1", "worker2"):
             started[name] = net.start(
                 name,
                 [*dask, "worker", scheduler, "--host", net.hosts[name], "--nthreads", "1",
-                 "--no-dashboard", "--local-directory", "/tmp/dask", "--name", name],
-                own_tmp=True,
+                 "--no-dashboard", "--local-directory", str(private / "dask"), "--name", name],
+                private,
             )  # fmt: skip
         waited = net.start(
             "owner",
             [sys.executable, "-c",
              "import sys; from distributed import Client; "
-             "Client(sys.argv[1], timeout=60).wait_for_workers(2, timeout=120)", scheduler],
-            own_tmp=False,
+             "Client(sys.argv[1], timeout=120).wait_for_workers(2, timeout=180)", scheduler],
         )  # fmt: skip
-        out, _ = waited.communicate(timeout=180)
+        out, _ = waited.communicate(timeout=300)
+        if waited.returncode != 0:
+            for process in started.values():  # what the scheduler and workers said
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+                out += "".join(process.communicate()[0] or "")
         assert waited.returncode == 0, out
         yield net, started
 
@@ -173,6 +185,7 @@ def test_a_cluster_across_network_namespaces_plays_every_game_once_through_a_wor
     network: tuple[Network, dict[str, subprocess.Popen[str]]],
     on_local_pool: Any,
     tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     net, started = network
     folder = tmp_path / "ladder"
@@ -181,7 +194,6 @@ def test_a_cluster_across_network_namespaces_plays_every_game_once_through_a_wor
     run = net.start(
         "owner",
         [sys.executable, "-m", "pitch_cli", *RUN, "--cluster", scheduler, *map(str, where)],
-        own_tmp=False,
     )
     live_seen: set[str] = set()
     deadline = time.monotonic() + 240
@@ -203,10 +215,11 @@ def test_a_cluster_across_network_namespaces_plays_every_game_once_through_a_wor
     assert not list(folder.glob("matches/*/live/*.jsonl"))
     fetched = subprocess.run(
         ["nsenter", "--target", str(_inside(started["worker2"])), "--mount",
-         "find", "/tmp/dask", "-path", "*/pitch-bots/*", "-name", "bot.toml"],
+         "find", str(tmp_path_factory.getbasetemp() / "dask"), "-path", "*/pitch-bots/*",
+         "-name", "bot.toml"],
         capture_output=True, text=True, check=True,
     ).stdout.split()  # fmt: skip
-    assert len(fetched) == 2, fetched  # both bots, by content hash, in the worker's own /tmp
+    assert len(fetched) == 2, fetched  # both bots, by content hash, in the worker's own folder
     unseen = subprocess.run(
         ["nsenter", "--target", str(_inside(started["worker2"])), "--mount", "ls", str(folder)],
         capture_output=True,

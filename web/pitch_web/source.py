@@ -201,9 +201,12 @@ class FolderSource:
         return names[offset : offset + limit], len(names)
 
     def _inside(self, key: str, what: str, directory: bool = False) -> Path:
-        path = (self.folder / key).resolve()
-        exists = path.is_dir() if directory else path.is_file()
-        if not path.is_relative_to(self.folder) or not exists:
+        try:  # a name the file system refuses (too long, say) names nothing here either
+            path = (self.folder / key).resolve()
+            exists = path.is_dir() if directory else path.is_file()
+        except OSError:
+            exists = False
+        if not exists or not path.is_relative_to(self.folder):
             raise NotFound(f"no {what} {key!r} in {self.title}")
         return path
 

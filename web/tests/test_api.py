@@ -318,3 +318,9 @@ def test_a_folder_refuses_what_only_a_ladder_has_and_paths_outside_it(folder_cli
     assert "no match folder" in refused(folder_client, "/api/games?match=nothing", 404)
     assert "no record" in refused(folder_client, "/api/games/..%2F..%2Fetc%2Fpasswd", 404)
     assert "by match" in refused(folder_client, "/api/games?bot=greedy", 422)
+
+
+def test_a_folder_answers_a_name_too_long_for_its_file_system_with_a_404(folder_client):
+    long = "x" * 300  # a component over the file system's 255 bytes: ENAMETOOLONG
+    assert "no match folder" in refused(folder_client, f"/api/matches/{long}", 404)
+    assert "no record" in refused(folder_client, f"/api/games/{long}.json", 404)
