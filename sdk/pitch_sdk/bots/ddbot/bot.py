@@ -16,6 +16,7 @@ from ...actions import Action
 from ...views import PlayerView
 from ..montecarlo import MonteCarloBot
 from ..montecarlo.search import deadline_of
+from ..montecarlo.search import search as rollout_search
 from .search import MAX_WORLDS, SearchResult, search
 
 
@@ -24,7 +25,7 @@ class DoubleDummyBot(MonteCarloBot):
 
     name = "ddbot"
     """The name it plays under."""
-    version = "1.0"
+    version = "1.2"
     """Its version: raised when its play changes."""
 
     def __init__(
@@ -32,18 +33,27 @@ class DoubleDummyBot(MonteCarloBot):
     ) -> None:
         super().__init__(seed, log=log, max_worlds=max_worlds)
         self.last_solved: SearchResult | None = None
-        """The most recent search, for tests and benchmarks."""
+        """The most recent solved search, for tests and benchmarks; ``None`` when the
+        last decision was too slow to solve and went to the rollouts (``self.last``)."""
 
     def _search(self, view: PlayerView, candidates: Sequence[Action]) -> Action:
         started = time.perf_counter()
         deadline = deadline_of(self.budget, started)
         result = search(view, candidates, self.rng, deadline, max_worlds=self.max_worlds)
         self.last_solved = result
+        if result is not None:
+            figures = f"{result.worlds} samples, {result.solves} solves"
+            action = result.action
+        else:  # too slow to solve enough samples: the rest of the time to the rollouts
+            rolled = rollout_search(view, candidates, self.rng, deadline)
+            self.last = rolled
+            figures = f"rolled out: {rolled.worlds} samples, {rolled.playouts} playouts"
+            action = rolled.action
         if self.log:
             ms = (time.perf_counter() - started) * 1000
             print(
-                f"hand {view.hand_number} {view.decision.name.lower()}: {result.action} "
-                f"({result.worlds} samples, {result.solves} solves, {ms:.0f} ms)",
+                f"hand {view.hand_number} {view.decision.name.lower()}: {action} "
+                f"({figures}, {ms:.0f} ms)",
                 flush=True,
             )
-        return result.action
+        return action

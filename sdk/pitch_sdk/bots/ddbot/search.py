@@ -44,6 +44,10 @@ from ..montecarlo.search import WIN_BONUS, hand_value
 MIN_WORLDS = 2
 """Samples taken even when the clock says stop: with fewer, one deal decides."""
 MAX_WORLDS = 200
+ENOUGH_WORLDS = 32
+"""The fewest samples a solved search must have time for, judged by its first sample.
+Fewer would let a handful of deals decide (solved bids on 2 to 16 samples overbid: half
+of them set, docs/ddbot.md); the bot plays the hand out by rollouts instead."""
 """Enough samples: the decision replays exactly when this cap, not the clock, ends it."""
 
 
@@ -142,8 +146,12 @@ def search(
     deadline: float,
     *,
     max_worlds: int = MAX_WORLDS,
-) -> SearchResult:
-    """Pick the candidate with the best average double-dummy value over sampled deals.
+    enough: int = ENOUGH_WORLDS,
+) -> SearchResult | None:
+    """Pick the candidate with the best average double-dummy value over sampled deals,
+    or ``None`` as soon as the first sample shows that ``enough`` samples (or
+    ``max_worlds``, if fewer) would not fit before the deadline: it is given its share of
+    the time, and checked after each candidate's solve.
 
     Args:
         view: what the seat knows now; it is the seat's turn.
@@ -151,10 +159,14 @@ def search(
         rng: the bot's seeded generator: samples come from it, so a game replays.
         deadline: the ``time.perf_counter()`` value to stop at.
         max_worlds: the most samples to take.
+        enough: the fewest samples worth averaging.
 
     Returns:
-        The best candidate (ties: the first listed) and the figures behind it.
+        The best candidate (ties: the first listed) and the figures behind it; ``None``
+        if too few samples fit.
     """
+    started = time.perf_counter()
+    first_by = started + (deadline - started) / min(enough, max_worlds)
     team = team_of(view.seat)
     totals = [0.0] * len(candidates)
     worlds = solves = 0
@@ -164,6 +176,8 @@ def search(
         sample = _Sample(determinize(view, rng), team)
         for index, action in enumerate(candidates):
             totals[index] += sample.value_of(action)
+            if not worlds and time.perf_counter() > first_by:
+                return None
         solves += len(sample.solved)
         worlds += 1
     best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
