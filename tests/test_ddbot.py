@@ -60,7 +60,24 @@ def test_answers_every_kind_of_decision_with_a_legal_action(views_of_every_kind)
         for view in views:
             action = ask(bot, view, TimeBudget(limit_ms=200, reserve_ms=0))
             assert action in view.legal_actions, (kind, view, action)
-            assert bot.last_solved.worlds >= 2
+
+
+def test_solves_every_kind_of_decision_when_the_time_allows(views_of_every_kind):
+    bot = DoubleDummyBot(seed=1, max_worlds=3)
+    for views in views_of_every_kind.values():
+        ask(bot, views[0], UNTIMED)
+        assert bot.last_solved is not None and bot.last_solved.worlds == 3
+
+
+def test_a_decision_too_slow_to_solve_enough_samples_is_searched_by_rollouts(
+    views_of_every_kind,
+):
+    # At 30 ms the spend is nothing: no first sample is done in its share of it.
+    bot = DoubleDummyBot(seed=1)
+    view = views_of_every_kind[Decision.BID][0]
+    assert ask(bot, view, TimeBudget(limit_ms=30, reserve_ms=0)) in view.legal_actions
+    assert bot.last_solved is None
+    assert bot.last is not None and bot.last.worlds >= 4  # the rollouts' minimum
 
 
 @pytest.mark.slow
@@ -95,7 +112,7 @@ def _clear_play() -> tuple[PlayerView, Play]:
     for _ in range(300):
         state, bots = GameState(), [GreedyBot(seat) for seat in range(4)]
         state.deal(shuffled_deck(rng))
-        while state.hand_number == 1 and not state.is_over():
+        while state.decision() is not None:  # the first hand only
             view = state.view(state.to_move)
             choice = bots[state.to_move].decide(view)
             if state.phase is PLAYING and len(view.legal_actions) > 1:
