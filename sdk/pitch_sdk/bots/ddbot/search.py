@@ -20,8 +20,10 @@ does not depend on the bid, only its scoring does.
 Time. The spend is the Monte Carlo bot's (``deadline_of``: a quarter of the limit less a
 margin), so that the two compare at the same time per decision. A sample's solves cost
 from microseconds (late in a hand) to tens of milliseconds (a first lead with many
-trumps out), so the clock is read after every sample, and a search stops after
-``MIN_WORLDS`` samples whatever the clock says.
+trumps out), so the clock is read after every sample, and a search takes
+``MIN_WORLDS`` samples whatever the clock says. A search whose first sample shows that
+``ENOUGH_WORLDS`` samples would not fit gives up (``None``): the bot then searches with
+the Monte Carlo bot's rollouts.
 """
 
 from __future__ import annotations
@@ -44,11 +46,11 @@ from ..montecarlo.search import WIN_BONUS, hand_value
 MIN_WORLDS = 2
 """Samples taken even when the clock says stop: with fewer, one deal decides."""
 MAX_WORLDS = 200
+"""Enough samples: the decision replays exactly when this cap, not the clock, ends it."""
 ENOUGH_WORLDS = 32
 """The fewest samples a solved search must have time for, judged by its first sample.
 Fewer would let a handful of deals decide (solved bids on 2 to 16 samples overbid: half
 of them set, docs/ddbot.md); the bot plays the hand out by rollouts instead."""
-"""Enough samples: the decision replays exactly when this cap, not the clock, ends it."""
 
 
 @dataclass
