@@ -1,6 +1,7 @@
 """The ddbot's card play against the Monte Carlo bot's, without the clock.
 
-Run by hand: ``uv run python bench/ddbot.py [--pairs N] [--solved N] [--rolled N]``.
+Run by hand: ``uv run python bench/ddbot.py [--pairs N] [--first N] [--solved N]
+[--rolled N]``.
 Results are recorded in ``bench/RESULTS.md`` (``## ddbot``).
 
 A match at the same time per decision (``pitch match @ddbot @montecarlo``) measures the
@@ -51,11 +52,12 @@ class SolvedPlay(DoubleDummyBot):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=6, help="deal pairs (two games each)")
+    parser.add_argument("--first", type=int, default=0, help="the first deal pair's number")
     parser.add_argument("--solved", type=int, default=16, help="solved samples per card")
     parser.add_argument("--rolled", type=int, default=40, help="rolled-out samples a decision")
     args = parser.parse_args()
     won = games = margin = 0
-    for pair in range(args.pairs):
+    for pair in range(args.first, args.first + args.pairs):
         for swapped in (False, True):
             solving = [SolvedPlay(seat, args.solved, args.rolled) for seat in range(4)]
             rolling = [MonteCarloBot(seat, max_worlds=args.rolled) for seat in range(4)]
