@@ -7,8 +7,9 @@ hand with ``pitch match`` (bench/RESULTS.md, ``## montecarlo``), never by a time
 
 from __future__ import annotations
 
-import random
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,33 +19,21 @@ from pitch_sdk.bots import GreedyBot
 from pitch_sdk.bots.montecarlo import MonteCarloBot
 from pitch_sdk.bots.montecarlo.rollout import choose
 from pitch_sdk.bots.montecarlo.search import SPEND
-from pitch_sdk.rules import CHANCE, GameState
+from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import TimeBudget, TimeControl
 from pitch_sdk.views import PlayerView
 
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from views_testkit import views_of_every_kind as every_kind  # noqa: E402
+
 
 @pytest.fixture(scope="module")
-def views_of_every_kind() -> dict[Decision, list[PlayerView]]:
-    """Real positions from seeded greedy games, a few of each kind of decision (discards
-    and pick-ups are rare, so games are played until some turn up)."""
-    found: dict[Decision, list[PlayerView]] = {kind: [] for kind in Decision}
-    rng = random.Random(14)
-    game = 0
-    while not all(found.values()) and game < 400:
-        state, bots = GameState(first_dealer=game % 4), [GreedyBot(seat) for seat in range(4)]
-        while not state.is_over():
-            if state.current_seat() == CHANCE:
-                deck = list(range(54))
-                rng.shuffle(deck)
-                state.deal(deck)
-                continue
-            view = state.view(state.current_seat())
-            if len(view.legal_actions) > 1 and len(found[view.decision]) < 3:
-                found[view.decision].append(view)
-            state.apply(bots[state.current_seat()].decide(view))
-        game += 1
-    return found
+def views_of_every_kind() -> dict[Decision, tuple[PlayerView, ...]]:
+    return every_kind()
 
 
 def test_answers_every_kind_of_decision_with_a_legal_action(views_of_every_kind):

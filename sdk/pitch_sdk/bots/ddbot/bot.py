@@ -1,0 +1,85 @@
+"""``DoubleDummyBot``: the Monte Carlo bot's candidates, each judged by solving sampled
+deals double-dummy instead of playing them out with a rollout policy.
+
+What differs from ``MonteCarloBot`` is only how a candidate is scored (``search.py``);
+which actions each kind of decision compares (bids up to ``BID_CEILING``, the four
+trumps, the ``SET_CANDIDATES`` best discards and pick-ups, every look and card) is the
+Monte Carlo bot's, inherited.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from ...actions import Action, Decision
+from ...views import PlayerView
+from ..montecarlo import MonteCarloBot
+from ..montecarlo.search import deadline_of
+from ..montecarlo.search import search as rollout_search
+from .search import ENOUGH_WORLDS, MAX_WORLDS, SearchResult, search
+
+RETRY_EVERY = 8
+"""A kind of decision found too slow to solve goes to the rollouts without a try (a try
+costs up to its share of the time) until this many have: the machine's load changes."""
+
+
+class DoubleDummyBot(MonteCarloBot):
+    """Searches every decision by solving sampled deals with every card seen."""
+
+    name = "ddbot"
+    """The name it plays under."""
+    version = "1.3"
+    """Its version: raised when its play changes."""
+
+    def __init__(
+        self, seed: int | str | None = None, *, log: bool = False, max_worlds: int = MAX_WORLDS
+    ) -> None:
+        super().__init__(seed, log=log, max_worlds=max_worlds)
+        self.last_solved: SearchResult | None = None
+        """The most recent solved search, for tests and benchmarks; ``None`` when the
+        last decision was too slow to solve and went to the rollouts (``self.last``)."""
+        self._sample_s: dict[tuple[Decision, int], float] = {}
+        """Seconds a sample took at the last try to solve each kind of decision (by
+        decision and cards in hand); a lower bound when the try was abandoned."""
+        self._skipped: dict[tuple[Decision, int], int] = {}
+        """Decisions of each kind sent to the rollouts since the last try."""
+
+    def _search(self, view: PlayerView, candidates: Sequence[Action]) -> Action:
+        started = time.perf_counter()
+        deadline = deadline_of(self.budget, started)
+        kind = (view.decision, view.hand.bit_count())
+        result = None
+        if self._worth_solving(kind, deadline - started):
+            result = search(view, candidates, self.rng, deadline, max_worlds=self.max_worlds)
+            spent = time.perf_counter() - started
+            self._sample_s[kind] = spent / result.worlds if result else spent
+            self._skipped[kind] = 0
+        else:
+            self._skipped[kind] = self._skipped.get(kind, 0) + 1
+        self.last_solved = result
+        if result is not None:
+            figures = f"{result.worlds} samples, {result.solves} solves"
+            action = result.action
+        else:  # too slow to solve enough samples: the rest of the time to the rollouts
+            rolled = rollout_search(view, candidates, self.rng, deadline)
+            self.last = rolled
+            figures = f"rolled out: {rolled.worlds} samples, {rolled.playouts} playouts"
+            action = rolled.action
+        if self.log:
+            ms = (time.perf_counter() - started) * 1000
+            print(
+                f"hand {view.hand_number} {view.decision.name.lower()}: {action} "
+                f"({figures}, {ms:.0f} ms)",
+                flush=True,
+            )
+        return action
+
+    def _worth_solving(self, kind: tuple[Decision, int], available_s: float) -> bool:
+        """Whether to try solving a decision of this kind (and hand size): yes unless the
+        last try showed that ``ENOUGH_WORLDS`` samples would not fit in ``available_s``,
+        and again every ``RETRY_EVERY`` decisions of the kind."""
+        sample_s = self._sample_s.get(kind)
+        if sample_s is None or self._skipped.get(kind, 0) >= RETRY_EVERY:
+            return True
+        return sample_s * min(ENOUGH_WORLDS, self.max_worlds) <= available_s

@@ -1,0 +1,187 @@
+"""The search: sampled deals, each solved double-dummy, inside a time budget.
+
+One decision is searched like this:
+
+1. sample a full state consistent with what the seat knows (``determinize``), as the
+   Monte Carlo bot does;
+2. on a ``copy()`` of that one sample, play each candidate action; if the hand is not yet
+   in its play (a bid, a trump, a discard, a pick-up, a look through the stock), take it
+   there with the Monte Carlo bot's rollout policy (``to_the_play``); then solve the rest
+   of the hand with every card seen (``pitch_sdk.analysis.solve``);
+3. score each candidate by what the solved hand is worth to the seat's team (``value``,
+   the Monte Carlo bot's measure: our score change minus theirs, plus or minus a bonus
+   when the hand ends the game), and repeat with fresh samples until the time is spent.
+
+The candidates share their samples (common random numbers), as in the Monte Carlo bot.
+Within one sample, candidates that lead to the same first lead (several bids after which
+the same seat names the same trumps, so the play is the same) are solved once: a solve
+does not depend on the bid, only its scoring does.
+
+Time. The spend is the Monte Carlo bot's (``deadline_of``: a quarter of the limit less a
+margin), so that the two compare at the same time per decision. A sample's solves cost
+from microseconds (late in a hand) to tens of milliseconds (a first lead with many
+trumps out), so the clock is read after every sample, and a search takes
+``MIN_WORLDS`` samples whatever the clock says. A search whose first sample shows that
+``ENOUGH_WORLDS`` samples would not fit gives up (``None``): the bot then searches with
+the Monte Carlo bot's rollouts.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...actions import Action
+from ...analysis import solve
+from ...cards import team_of
+from ...determinize import determinize
+from ...progress import PLAYING
+from ...rules import CHANCE, TERMINAL, GameState
+from ...views import PlayerView
+from ..montecarlo.rollout import choose
+from ..montecarlo.search import WIN_BONUS, hand_value
+
+MIN_WORLDS = 2
+"""Samples taken even when the clock says stop: with fewer, one deal decides."""
+MAX_WORLDS = 200
+"""Enough samples: the decision replays exactly when this cap, not the clock, ends it."""
+ENOUGH_WORLDS = 32
+"""The fewest samples a solved search must have time for, judged by its first sample.
+Fewer would let a handful of deals decide (solved bids on 2 to 16 samples overbid: half
+of them set, docs/ddbot.md); the bot plays the hand out by rollouts instead."""
+
+
+@dataclass
+class SearchResult:
+    """What a search found: the chosen action, and the figures behind it (for logs)."""
+
+    action: Action
+    """The action chosen: the best mean over the samples (ties: the first listed)."""
+    means: dict[Action, float]
+    """Average value of each candidate over the samples."""
+    worlds: int
+    """Samples taken."""
+    solves: int
+    """Hands solved double-dummy (fewer than samples times candidates when candidates
+    shared a first lead, or a candidate ended the hand)."""
+
+
+def to_the_play(state: GameState) -> None:
+    """Take ``state`` (changed in place) to the next card play of its hand, or to the
+    hand's end, with the rollout policy deciding for every seat."""
+    while state.phase is not PLAYING and state.to_move not in (CHANCE, TERMINAL):
+        state.advance(choose(state, state.to_move))
+
+
+def value(state: GameState, taken: tuple[int, int], team: int) -> float:
+    """What the hand of ``state`` is worth to ``team`` if the teams end it with ``taken``
+    points: its score change minus the other team's, plus or minus ``WIN_BONUS`` when
+    the hand ends the game (the rules' scoring and end of game, RULES.md).
+
+    ``state`` is in the hand's play; the hand cap (a game stopped after 200 hands) is
+    not counted.
+    """
+    bidding = team_of(state.bidder)
+    made = taken[bidding] >= state.bid
+    if not made:
+        gain = -state.bid
+    elif state.options.scoring == "bid":
+        gain = state.bid
+    else:
+        gain = taken[bidding]
+    gains = [0, 0]
+    gains[bidding], gains[1 - bidding] = gain, taken[1 - bidding]
+    result = float(gains[team] - gains[1 - team])
+    scores = (state.scores[0] + gains[0], state.scores[1] + gains[1])
+    winner = _winner(state, taken, scores, bidding)
+    if winner is not None:
+        result += WIN_BONUS if winner == team else -WIN_BONUS
+    return result
+
+
+def _winner(
+    state: GameState, taken: tuple[int, int], scores: tuple[int, int], bidding: int
+) -> int | None:
+    """The team that wins the game at the hand's end, if the hand ends it."""
+    if state.bid == 13 and taken[bidding] == 13:
+        return bidding  # shooting the moon
+    over = [score >= state.options.target for score in scores]
+    if over[0] and over[1]:
+        return bidding  # the bidder goes out first
+    if over[0] or over[1]:
+        return 0 if over[0] else 1
+    return None
+
+
+class _Sample:
+    """One sampled deal: each candidate's value, solving each first lead once."""
+
+    def __init__(self, world: GameState, team: int) -> None:
+        self.world = world
+        self.team = team
+        self.solved: dict[tuple, tuple[int, int]] = {}
+        """Each team's points from a position of the play, by the position's cards."""
+
+    def value_of(self, action: Action) -> float:
+        """The candidate played on this sample, the hand taken to its play and solved."""
+        state = self.world.copy()
+        state.advance(action)
+        to_the_play(state)
+        if state.phase is not PLAYING:  # the hand is over (or a team had no trump)
+            return hand_value(self.world, state, self.team)
+        key = (
+            tuple(state.hands), state.trump, state.to_move, state.queue,
+            state.trick, state.taken, state.jokers_played,
+        )  # fmt: skip
+        taken = self.solved.get(key)
+        if taken is None:
+            taken = self.solved[key] = solve(state).taken
+        return value(state, taken, self.team)
+
+
+def search(
+    view: PlayerView,
+    candidates: Sequence[Action],
+    rng: random.Random,
+    deadline: float,
+    *,
+    max_worlds: int = MAX_WORLDS,
+    enough: int = ENOUGH_WORLDS,
+) -> SearchResult | None:
+    """Pick the candidate with the best average double-dummy value over sampled deals,
+    or ``None`` as soon as the first sample shows that ``enough`` samples (or
+    ``max_worlds``, if fewer) would not fit before the deadline: it is given its share of
+    the time, and checked after each candidate's solve.
+
+    Args:
+        view: what the seat knows now; it is the seat's turn.
+        candidates: the actions to compare (legal ones, at least one).
+        rng: the bot's seeded generator: samples come from it, so a game replays.
+        deadline: the ``time.perf_counter()`` value to stop at.
+        max_worlds: the most samples to take.
+        enough: the fewest samples worth averaging.
+
+    Returns:
+        The best candidate (ties: the first listed) and the figures behind it; ``None``
+        if too few samples fit.
+    """
+    started = time.perf_counter()
+    first_by = started + (deadline - started) / min(enough, max_worlds)
+    team = team_of(view.seat)
+    totals = [0.0] * len(candidates)
+    worlds = solves = 0
+    while worlds < max_worlds:
+        if worlds >= MIN_WORLDS and time.perf_counter() >= deadline:
+            break
+        sample = _Sample(determinize(view, rng), team)
+        for index, action in enumerate(candidates):
+            totals[index] += sample.value_of(action)
+            if not worlds and time.perf_counter() > first_by:
+                return None
+        solves += len(sample.solved)
+        worlds += 1
+    best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
+    means = {candidates[i]: totals[i] / worlds for i in range(len(candidates))}
+    return SearchResult(candidates[best], means, worlds, solves)

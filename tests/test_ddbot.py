@@ -1,0 +1,174 @@
+"""The ddbot reference bot (``pitch_sdk.bots.ddbot``): legal answers to every kind of
+decision, in process and as a bot process over gRPC (``pitch check``), the same answers
+for the same seed, the double-dummy answer where it is clear, and the scoring of a
+solved hand as the rules score it.
+
+Quick by design: few samples. How strong the bot is, is measured by hand with
+``pitch match`` (bench/RESULTS.md, ``## ddbot``), never by a timed test.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pitch_referee.conformance import check_bot
+from pitch_referee.manifest import load_manifest
+from pitch_sdk import reference
+from pitch_sdk.actions import Decision, Play
+from pitch_sdk.analysis import solve
+from pitch_sdk.bot import ask
+from pitch_sdk.bots import GreedyBot
+from pitch_sdk.bots.ddbot import DoubleDummyBot
+from pitch_sdk.bots.ddbot.search import to_the_play, value
+from pitch_sdk.bots.montecarlo.rollout import play_out_hand
+from pitch_sdk.bots.montecarlo.search import hand_value
+from pitch_sdk.cards import TEAM_OF
+from pitch_sdk.deck import shuffled_deck
+from pitch_sdk.determinize import determinize
+from pitch_sdk.options import RuleOptions
+from pitch_sdk.progress import PLAYING
+from pitch_sdk.rules import GameState
+from pitch_sdk.selfplay import play_game
+from pitch_sdk.table import TimeBudget, TimeControl
+from pitch_sdk.views import PlayerView
+
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from views_testkit import views_of_every_kind as every_kind  # noqa: E402
+
+UNTIMED = TimeBudget(limit_ms=60_000, reserve_ms=0)
+"""A budget the sample cap, never the clock, ends: the answers depend on the seed only."""
+
+
+@pytest.fixture(scope="module")
+def views_of_every_kind() -> dict[Decision, tuple[PlayerView, ...]]:
+    return every_kind()
+
+
+def test_answers_every_kind_of_decision_with_a_legal_action(views_of_every_kind):
+    bot = DoubleDummyBot(seed=1, max_worlds=4)
+    for kind, views in views_of_every_kind.items():
+        assert views, f"no {kind.name} position found"
+        for view in views:
+            action = ask(bot, view, TimeBudget(limit_ms=200, reserve_ms=0))
+            assert action in view.legal_actions, (kind, view, action)
+
+
+def test_solves_every_kind_of_decision_when_the_time_allows(views_of_every_kind):
+    bot = DoubleDummyBot(seed=1, max_worlds=3)
+    for views in views_of_every_kind.values():
+        ask(bot, views[0], UNTIMED)
+        assert bot.last_solved is not None and bot.last_solved.worlds == 3
+
+
+def test_a_decision_too_slow_to_solve_enough_samples_is_searched_by_rollouts(
+    views_of_every_kind,
+):
+    # At 30 ms the spend is nothing: no first sample is done in its share of it.
+    bot = DoubleDummyBot(seed=1)
+    view = views_of_every_kind[Decision.BID][0]
+    assert ask(bot, view, TimeBudget(limit_ms=30, reserve_ms=0)) in view.legal_actions
+    assert bot.last_solved is None
+    assert bot.last is not None and bot.last.worlds >= 4  # the rollouts' minimum
+
+
+@pytest.mark.slow
+def test_the_reference_bot_answers_every_kind_of_decision_over_grpc_in_time():
+    report = check_bot(load_manifest(reference.folder("ddbot")))
+    assert report.ok, (report.failures, report.stopped, report.not_asked)
+    assert all(kind.asked and not kind.failed for kind in report.kinds.values())
+
+
+def test_a_whole_game_with_a_tiny_time_limit_has_no_fault():
+    bots = [DoubleDummyBot(0), GreedyBot(1), DoubleDummyBot(2), GreedyBot(3)]
+    record = play_game(bots, seed=5, time_control=TimeControl(limit_ms=20, reserve_ms=0))
+    assert record["faults"] == []
+    assert record["result"]["termination"] in ("target", "moon")
+
+
+def test_the_same_seed_gives_the_same_choices_when_the_sample_cap_ends_the_search(
+    views_of_every_kind,
+):
+    views = [view for views in views_of_every_kind.values() for view in views]
+    first, second = DoubleDummyBot(seed=7, max_worlds=5), DoubleDummyBot(seed=7, max_worlds=5)
+    assert [ask(first, view, UNTIMED) for view in views] == [
+        ask(second, view, UNTIMED) for view in views
+    ]
+
+
+def _clear_play() -> tuple[PlayerView, Play]:
+    """A play from a seeded game where one card is strictly best on every deal that
+    agrees with the view (checked on 40 samples), and a rule of thumb would play another:
+    the greedy bot's choice differs."""
+    rng = random.Random(22)
+    for _ in range(300):
+        state, bots = GameState(), [GreedyBot(seat) for seat in range(4)]
+        state.deal(shuffled_deck(rng))
+        while state.decision() is not None:  # the first hand only
+            view = state.view(state.to_move)
+            choice = bots[state.to_move].decide(view)
+            if state.phase is PLAYING and len(view.legal_actions) > 1:
+                best = _best_on_every_sample(view)
+                if best is not None and best != choice:
+                    return view, best
+            state.apply(choice)
+    raise AssertionError("no clear position found")
+
+
+def _best_on_every_sample(view: PlayerView) -> Play | None:
+    """The card strictly best for the seat's team on each of 40 sampled deals, if one is."""
+    team = TEAM_OF[view.seat]
+    rng = random.Random(0)
+    best = None
+    for _ in range(40):
+        world = determinize(view, rng)
+        points = {}
+        for action in view.legal_actions:
+            state = world.copy()
+            state.advance(action)
+            points[action] = (
+                solve(state).taken[team]
+                if state.phase is PLAYING
+                else state.hand_results[-1].points[team]
+            )
+        top = max(points.values())
+        winners = [action for action, taken in points.items() if taken == top]
+        if len(winners) > 1 or best not in (None, winners[0]):
+            return None
+        best = winners[0]
+    return best
+
+
+def test_plays_the_card_that_is_best_on_every_deal_where_greedy_plays_another():
+    view, best = _clear_play()
+    assert ask(DoubleDummyBot(seed=3, max_worlds=20), view, UNTIMED) == best
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    scores=st.tuples(st.integers(-30, 60), st.integers(-30, 60)),
+    scoring=st.sampled_from(["points", "bid"]),
+    team=st.sampled_from([0, 1]),
+)
+def test_a_hand_is_valued_from_its_points_as_the_engine_scores_it(seed, scores, scoring, team):
+    # value() scores a solved hand by the rules; the engine scores one played out.
+    rng = random.Random(seed)
+    state = GameState(RuleOptions(scoring=scoring))
+    state.scores = scores
+    state.deal(shuffled_deck(rng))
+    state.advance(rng.choice(state.legal_actions()))
+    to_the_play(state)
+    if state.phase is not PLAYING:
+        return  # a team had no trump: the engine scored the hand before any play
+    played = state.copy()
+    play_out_hand(played)
+    assert value(state, played.hand_results[-1].points, team) == hand_value(state, played, team)
