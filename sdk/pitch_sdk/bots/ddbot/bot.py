@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
-from ...actions import Action, Decision
+from ...actions import Decision
 from ...views import PlayerView
 from ..montecarlo import MonteCarloBot
-from ..montecarlo.search import deadline_of
+from ..montecarlo.search import ChoiceT, deadline_of
 from ..montecarlo.search import search as rollout_search
 from .search import ENOUGH_WORLDS, MAX_WORLDS, SearchResult, search
 
@@ -36,7 +37,7 @@ class DoubleDummyBot(MonteCarloBot):
         self, seed: int | str | None = None, *, log: bool = False, max_worlds: int = MAX_WORLDS
     ) -> None:
         super().__init__(seed, log=log, max_worlds=max_worlds)
-        self.last_solved: SearchResult | None = None
+        self.last_solved: SearchResult[Any] | None = None
         """The most recent solved search, for tests and benchmarks; ``None`` when the
         last decision was too slow to solve and went to the rollouts (``self.last``)."""
         self._sample_s: dict[tuple[Decision, int], float] = {}
@@ -45,9 +46,10 @@ class DoubleDummyBot(MonteCarloBot):
         self._skipped: dict[tuple[Decision, int], int] = {}
         """Decisions of each kind sent to the rollouts since the last try."""
 
-    def _search(self, view: PlayerView, candidates: Sequence[Action]) -> Action:
+    def _search(self, view: PlayerView, candidates: Sequence[ChoiceT]) -> ChoiceT:
         started = time.perf_counter()
         deadline = deadline_of(self.budget, started)
+        assert view.decision is not None  # asked only on the seat's turn
         kind = (view.decision, view.hand.bit_count())
         result = None
         if self._worth_solving(kind, deadline - started):

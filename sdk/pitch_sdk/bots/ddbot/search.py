@@ -32,6 +32,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic
 
 from ...actions import Action
 from ...analysis import solve
@@ -41,7 +42,7 @@ from ...progress import PLAYING
 from ...rules import CHANCE, TERMINAL, GameState
 from ...views import PlayerView
 from ..montecarlo.rollout import choose
-from ..montecarlo.search import WIN_BONUS, hand_value
+from ..montecarlo.search import WIN_BONUS, ChoiceT, hand_value
 
 MIN_WORLDS = 2
 """Samples taken even when the clock says stop: with fewer, one deal decides."""
@@ -54,12 +55,12 @@ of them set, docs/ddbot.md); the bot plays the hand out by rollouts instead."""
 
 
 @dataclass
-class SearchResult:
+class SearchResult(Generic[ChoiceT]):
     """What a search found: the chosen action, and the figures behind it (for logs)."""
 
-    action: Action
+    action: ChoiceT
     """The action chosen: the best mean over the samples (ties: the first listed)."""
-    means: dict[Action, float]
+    means: dict[ChoiceT, float]
     """Average value of each candidate over the samples."""
     worlds: int
     """Samples taken."""
@@ -121,7 +122,7 @@ class _Sample:
     def __init__(self, world: GameState, team: int) -> None:
         self.world = world
         self.team = team
-        self.solved: dict[tuple, tuple[int, int]] = {}
+        self.solved: dict[tuple[object, ...], tuple[int, int]] = {}
         """Each team's points from a position of the play, by the position's cards."""
 
     def value_of(self, action: Action) -> float:
@@ -143,13 +144,13 @@ class _Sample:
 
 def search(
     view: PlayerView,
-    candidates: Sequence[Action],
+    candidates: Sequence[ChoiceT],
     rng: random.Random,
     deadline: float,
     *,
     max_worlds: int = MAX_WORLDS,
     enough: int = ENOUGH_WORLDS,
-) -> SearchResult | None:
+) -> SearchResult[ChoiceT] | None:
     """Pick the candidate with the best average double-dummy value over sampled deals,
     or ``None`` as soon as the first sample shows that ``enough`` samples (or
     ``max_worlds``, if fewer) would not fit before the deadline: it is given its share of
