@@ -108,30 +108,9 @@ def build(ladder: Ladder, bots: int, games: int, seed: int = 1) -> dict[str, flo
     rng = random.Random(seed)
     took: dict[str, float] = {}
     started = time.perf_counter()
-    names = [f"bot{n:04d}" for n in range(bots)]
     engine = ladder.engine
     with Session(engine) as session:
-        session.connection().execute(
-            insert(Bot), [{"name": name, "active": True, "created_at": now()} for name in names]
-        )
-        ids = dict(session.exec(select(Bot.name, Bot.id)).all())
-        session.connection().execute(
-            insert(BotVersion),
-            [
-                {
-                    "bot_id": ids[name],
-                    "content_hash": f"{n:064x}",
-                    "folder": f"bots/{name}/{n:012x}",
-                    "manifest_name": name,
-                    "manifest_version": "1",
-                    "command": ["python", "bot.py"],
-                    "description": "",
-                    "author": "",
-                    "submitted_at": now(),
-                }
-                for n, name in enumerate(names)
-            ],
-        )
+        _add_bots(session, bots)
         session.commit()
     pairs = bots * (bots - 1) // 2
     per_match = math.ceil(games / pairs)
@@ -284,7 +263,7 @@ def measure(ladder: Ladder, repeats: int) -> dict[str, float]:
     results["games page, deep (before the middle game)"] = timed(
         lambda: ladder.games(before=middle), repeats
     )
-    results["games page of a bot"] = timed(lambda: ladder.games("bot0001"), repeats)
+    results["games page of a bot"] = timed(lambda: ladder.games("bot00001"), repeats)
     results["a game (with its record)"] = timed(lambda: ladder.game(middle), repeats)
     results["bots"] = timed(ladder.bots, repeats)
     results["storing a game (and its ratings)"] = timed(lambda: store_one(ladder), repeats)

@@ -676,17 +676,8 @@ class GameState:
         trump, bidding_team = self.trump, team_of(self.bidder)
         self.dead = mask_points(self.centre | self.gone, trump)
         taken = self.taken
-        made = taken[bidding_team] >= self.bid
-        if not made:
-            gain = -self.bid
-        elif self.options.scoring == "bid":
-            gain = self.bid
-        else:
-            gain = taken[bidding_team]
-        scores = list(self.scores)
-        scores[bidding_team] += gain
-        scores[1 - bidding_team] += taken[1 - bidding_team]
-        self.scores = (scores[0], scores[1])
+        gains, made = hand_gains(bidding_team, self.bid, taken, self.options.scoring)
+        self.scores = (self.scores[0] + gains[0], self.scores[1] + gains[1])
         self.hand_results += (
             HandResult(
                 self.hand_number, self.dealer, self.bidder, self.bid, trump,
@@ -754,6 +745,20 @@ def _malformed(action: object) -> str | None:
 
 def _is_code(value: object, limit: int) -> bool:
     return type(value) is int and 0 <= value < limit
+
+
+def hand_gains(
+    bidding_team: Team, bid: int, taken: tuple[int, int], scoring: str
+) -> tuple[tuple[int, int], bool]:
+    """Each team's score change for a hand in which the teams took ``taken`` points, and
+    whether the bid was made: a set bidding team loses its bid; a made bid scores the
+    points taken (or only the bid, under ``scoring: bid``); the other team scores what it
+    took."""
+    made = taken[bidding_team] >= bid
+    gain = -bid if not made else bid if scoring == "bid" else taken[bidding_team]
+    gains = [0, 0]
+    gains[bidding_team], gains[1 - bidding_team] = gain, taken[1 - bidding_team]
+    return (gains[0], gains[1]), made
 
 
 def _with_added(values: PerSeat, index: int, value: int) -> PerSeat:

@@ -39,7 +39,7 @@ from ...analysis import solve
 from ...cards import team_of
 from ...determinize import determinize
 from ...progress import PLAYING
-from ...rules import CHANCE, TERMINAL, GameState
+from ...rules import CHANCE, TERMINAL, GameState, hand_gains
 from ...views import PlayerView
 from ..montecarlo.rollout import choose
 from ..montecarlo.search import WIN_BONUS, ChoiceT, hand_value
@@ -85,15 +85,7 @@ def value(state: GameState, taken: tuple[int, int], team: int) -> float:
     not counted.
     """
     bidding = team_of(state.bidder)
-    made = taken[bidding] >= state.bid
-    if not made:
-        gain = -state.bid
-    elif state.options.scoring == "bid":
-        gain = state.bid
-    else:
-        gain = taken[bidding]
-    gains = [0, 0]
-    gains[bidding], gains[1 - bidding] = gain, taken[1 - bidding]
+    gains, _ = hand_gains(bidding, state.bid, taken, state.options.scoring)
     result = float(gains[team] - gains[1 - team])
     scores = (state.scores[0] + gains[0], state.scores[1] + gains[1])
     winner = _winner(state, taken, scores, bidding)
