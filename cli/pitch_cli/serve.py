@@ -2,7 +2,7 @@
 a match folder or a folder of records, served by uvicorn until Ctrl-C.
 
 On a ladder it is the arena as a service as well: authors submit, retire and read their
-bots over HTTP (``pitch_web.service``), and the scheduler plays in a thread of its own
+bots over HTTP (``pitch_web.routes.service``), and the scheduler plays in a thread of its own
 beside the server (``pitch_ladder.scheduler``) until the server stops, and the bots' logs
 are swept at start and periodically (``pitch_ladder.retention``). Settings come from
 ``--config`` (``pitch_web.settings``), options on the command line winning. Each request
@@ -30,7 +30,7 @@ from .cluster import ClusterOption, ladder_executor
 if TYPE_CHECKING:
     import threading
 
-    from pitch_web.service import ServiceSettings
+    from pitch_web.routes.service import ServiceSettings
     from pitch_web.settings import ServeSettings
     from pitch_web.source import LadderSource, Source
 
@@ -233,7 +233,7 @@ def run(
     import uvicorn
 
     from pitch_web import create_app
-    from pitch_web.service import close_service, enable_service
+    from pitch_web.routes.service import close_service, enable_service
     from pitch_web.settings import ServeSettings
     from pitch_web.source import LadderSource
     from pitch_web.timeouts import BodyTimeout, with_header_timeout
@@ -282,7 +282,7 @@ def run(
 
 
 def _service_settings(settings: ServeSettings, trust_bots: bool) -> ServiceSettings:
-    from pitch_web.service import ServiceSettings
+    from pitch_web.routes.service import ServiceSettings
 
     return ServiceSettings(
         settings.uploads,

@@ -1,8 +1,10 @@
 """The web application: one FastAPI app over one ``Source``.
 
-Each part of the site is a router in its own module: ``viewer`` (a game's page and its
-timeline), ``live`` (games being played now, streamed), ``pages`` (the ladder's and the
-folder's HTML pages) and ``api`` (the same data as JSON under ``/api``). Errors never
+Each part of the site is a router in its own module under ``routes/``: ``viewer`` (a
+game's page and its timeline), ``live`` (games being played now, streamed), ``pages``
+(the ladder's and the folder's HTML pages) and ``api`` (the same data as JSON under
+``/api``); this module only makes the app and includes them, and nothing imports it but
+the package's face (FastAPI's "Bigger Applications" layout). Errors never
 reach a browser as a traceback: a missing thing is a 404 page (or JSON under ``/api``),
 anything else a one-line 500, and no error message names a server path. Every answer
 carries the security headers (``security``); ``/docs`` is Swagger UI from the installed
@@ -20,25 +22,23 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
-from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 from swagger_ui_bundle import swagger_ui_path
 
 from pitch_sdk.record import RecordError
 
+from .models import ErrorOut
+from .routes import api, live, pages, viewer
 from .security import SecurityHeaders, public_message
 from .source import BadQuery, NotFound, Source
+from .templates import render
 
 HERE = Path(__file__).parent
-templates = Jinja2Templates(directory=HERE / "templates")
 log = logging.getLogger("pitch_web")
 
 
 def create_app(source: Source) -> FastAPI:
     """The application serving ``source``; ``app.state.source`` is how routes reach it."""
-    from . import api, live, pages, viewer
-
     app = FastAPI(
         title="Pitch Arena",
         description="Games, live games and standings of a Pitch Arena ladder or match folder.",
@@ -95,13 +95,6 @@ def create_app(source: Source) -> FastAPI:
     return app
 
 
-class ErrorOut(BaseModel):
-    """Any refusal or failure: a 4xx or 5xx status and one line saying why."""
-
-    model_config = ConfigDict(title="Error")
-    detail: str
-
-
 ERROR_SCHEMA = ErrorOut.model_json_schema()
 
 
@@ -133,11 +126,3 @@ def error_response(request: Request, status: int, message: str) -> Response:
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message}, status_code=status)
     return render(request, "error.html", status, status=status, message=message)
-
-
-def render(
-    request: Request, template: str, status: int = 200, /, **context: object
-) -> HTMLResponse:
-    """A page of the site, with the source's title available to every template."""
-    context.setdefault("title", request.app.state.source.title)
-    return templates.TemplateResponse(request, template, context, status_code=status)

@@ -14,7 +14,7 @@ from . import models
 from .compare import Analysis, Choice, HandPair, analyse, compare_hands
 from .pairs import SIDES
 from .source import MOST_GAMES, FolderSource, LadderSource, NotFound
-from .viewer import cached_timeline
+from .viewer_data import cached_timeline
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .app import templates
 from .hand_summary import HandRow, hand_rows
 from .score_chart import score_chart
+from .templates import templates
 
 
 def hands_update(

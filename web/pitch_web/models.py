@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated
 from urllib.parse import quote
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from pitch_ladder.browse import BotPage, MatchInfo
@@ -34,6 +34,13 @@ def _in_utc(moment: datetime) -> datetime:
 UtcDateTime = Annotated[datetime, AfterValidator(_in_utc)]
 """A time as the API sends it: RFC 3339 with its offset (``...+00:00``), which the
 description's ``date-time`` format requires; the ladder's columns hold naive UTC times."""
+
+
+class ErrorOut(BaseModel):
+    """Any refusal or failure: a 4xx or 5xx status and one line saying why."""
+
+    model_config = ConfigDict(title="Error")
+    detail: str
 
 
 class StandingOut(BaseModel):

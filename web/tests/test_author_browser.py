@@ -15,7 +15,7 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.submissions import submit_upload
 from pitch_sdk import reference
 from pitch_web import create_app
-from pitch_web.service import enable_service
+from pitch_web.routes.service import enable_service
 from pitch_web.source import LadderSource
 
 # One Chromium at a time: pytest-xdist runs the group on one worker.

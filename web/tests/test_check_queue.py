@@ -29,7 +29,7 @@ from pitch_ladder.authors import add_author  # noqa: E402
 from pitch_ladder.ladder import Ladder  # noqa: E402
 from pitch_web import create_app  # noqa: E402
 from pitch_web.checks import CheckQueue, Stopping  # noqa: E402
-from pitch_web.service import ServiceSettings, close_service, enable_service  # noqa: E402
+from pitch_web.routes.service import ServiceSettings, close_service, enable_service  # noqa: E402
 from pitch_web.source import LadderSource  # noqa: E402
 
 pytestmark = pytest.mark.slow

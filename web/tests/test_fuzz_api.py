@@ -32,7 +32,7 @@ from schemathesis.specs.openapi.checks import (
 from pitch_ladder.authors import add_author
 from pitch_sdk.record import write_record
 from pitch_web import create_app
-from pitch_web.service import enable_service
+from pitch_web.routes.service import enable_service
 from pitch_web.source import FolderSource, LadderSource
 
 HERE = Path(__file__).parent

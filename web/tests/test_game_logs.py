@@ -22,7 +22,7 @@ from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
 from pitch_web import create_app
-from pitch_web.service import enable_service
+from pitch_web.routes.service import enable_service
 from pitch_web.source import LadderSource
 
 VIEWER_TESTS = str(Path(__file__).parent)

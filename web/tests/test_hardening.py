@@ -120,7 +120,7 @@ def test_the_largest_numbers_are_answered(ladder_client, number):
 
 
 def test_every_integer_parameter_in_the_api_description_is_bounded_to_64_bits(tmp_path):
-    from pitch_web.service import enable_service
+    from pitch_web.routes.service import enable_service
 
     app = create_app(FolderSource(tmp_path))
     enable_service(app)  # its routes are described whatever is served

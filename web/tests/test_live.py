@@ -21,9 +21,9 @@ from pitch_sdk.bots import RandomBot
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import BotPlayer
 from pitch_sdk.table import Table, play_in_process
-from pitch_web import live
 from pitch_web.app import create_app
 from pitch_web.live_hands import hands_update
+from pitch_web.routes import live
 from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
 

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pitch_web import create_app
-from pitch_web.service import enable_service
+from pitch_web.routes.service import enable_service
 from pitch_web.source import FolderSource, LadderSource
 
 HERE = Path(__file__).parent

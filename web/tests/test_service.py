@@ -20,7 +20,7 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion, Match
 from pitch_sdk import reference
 from pitch_web import create_app
-from pitch_web.service import ServiceSettings, close_service, enable_service
+from pitch_web.routes.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import FolderSource, LadderSource
 
 GREEDY, RANDOM = reference.folder("greedy"), reference.folder("random")

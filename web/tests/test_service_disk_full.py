@@ -23,7 +23,7 @@ from pitch_ladder.ladder import Ladder
 from pitch_referee.sandbox import unavailable_reason
 from pitch_sdk import reference
 from pitch_web import create_app
-from pitch_web.service import ServiceSettings, close_service, enable_service
+from pitch_web.routes.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import LadderSource
 
 RANDOM = reference.folder("random")

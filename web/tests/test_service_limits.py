@@ -22,7 +22,7 @@ from pitch_ladder.models import Bot, BotVersion
 from pitch_ladder.quotas import AuthorLimits
 from pitch_sdk import reference
 from pitch_web import create_app
-from pitch_web.service import ServiceSettings, close_service, enable_service
+from pitch_web.routes.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import LadderSource
 
 RANDOM = reference.folder("random")

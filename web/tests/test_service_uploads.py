@@ -20,7 +20,7 @@ from pitch_referee.errors import PitchError
 from pitch_referee.sandbox import unavailable_reason
 from pitch_sdk import reference
 from pitch_web import create_app
-from pitch_web.service import ServiceSettings, enable_service
+from pitch_web.routes.service import ServiceSettings, enable_service
 from pitch_web.settings import ServeSettings
 from pitch_web.source import LadderSource
 

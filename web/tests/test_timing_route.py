@@ -23,7 +23,7 @@ from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import parse_deck
 from pitch_sdk.selfplay import play_game
 from pitch_web import create_app
-from pitch_web.service import enable_service
+from pitch_web.routes.service import enable_service
 from pitch_web.source import LadderSource
 
 GAMES = 25

@@ -14,9 +14,10 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 
-from . import models
-from .comparison import pair_comparison
-from .models import (
+from .. import models
+from ..comparison import pair_comparison
+from ..dependencies import ladder_of
+from ..models import (
     BotDetailOut,
     BotOut,
     GamesPage,
@@ -25,7 +26,7 @@ from .models import (
     RatingPointOut,
     StandingOut,
 )
-from .params import (
+from ..params import (
     Before,
     BotName,
     HandNumber,
@@ -36,7 +37,7 @@ from .params import (
     VersionOf,
     ladder_number,
 )
-from .source import BadQuery, FolderSource, LadderSource, NotFound
+from ..source import BadQuery, FolderSource
 
 router = APIRouter(prefix="/api", tags=["data"])
 
@@ -44,18 +45,6 @@ PAGE = 50
 Result = Annotated[
     str | None, Query(pattern="^(won|lost|drawn)$", description="From `bot`'s side.")
 ]
-
-
-def ladder_of(request: Request) -> LadderSource:
-    """The ladder served.
-
-    Raises:
-        NotFound: the server shows a folder of matches, which has no bots or standings.
-    """
-    source = request.app.state.source
-    if not isinstance(source, LadderSource):
-        raise NotFound("this server shows a folder of matches, not a ladder: it has no bots")
-    return source
 
 
 @router.get("/standings", response_model=list[StandingOut])

@@ -58,12 +58,12 @@ from pitch_ladder.submissions import (
     verdicts,
 )
 
-from .app import ErrorOut, render
-from .checks import QUEUE_RETRY_S, AuthorBusy, CheckQueue, QueueFull, Stopping, check_upload
-from .models import UtcDateTime
-from .params import GameNumber, SubmissionNumber
-from .source import LadderSource, NotFound
-from .viewer import cached_timeline
+from ..checks import QUEUE_RETRY_S, AuthorBusy, CheckQueue, QueueFull, Stopping, check_upload
+from ..models import ErrorOut, UtcDateTime
+from ..params import GameNumber, SubmissionNumber
+from ..source import LadderSource, NotFound
+from ..templates import render
+from ..viewer_data import cached_timeline
 
 log = logging.getLogger("pitch_web.service")
 DISK_FULL_MESSAGE = "the server's disk is full: your upload was not checked; send it again later"

@@ -2,7 +2,7 @@
 
 The page carries the timeline inline, so the viewer draws the game without a second
 request; ``/api/timeline/{key}`` serves the same timeline to scripts and live pages. The
-bots' log lines for the game come along when the match kept them (``botlogs``): every
+bots' log lines for the game come along when the match kept them (``viewer_data``): every
 seat's from a folder of matches; from a ladder, only the operator's bots' (a bot's log is
 its author's to read: they fetch theirs with their token, ``/api/game-logs/{number}``).
 A record that cannot be read is the application's 422 page, which says why.
@@ -17,107 +17,21 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
-from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from pitch_referee.match.folder import record_game
-from pitch_sdk.record import match_folder
-
-from .analysis_jobs import RETRY_AFTER_S, AnalysisBusy, AnalysisJobs
-from .analysis_store import AnalysisStore, cache_folder
-from .app import render
-from .botlogs import game_log_lines
-from .game_analysis import decision_steps, pars_by_hand
-from .game_links import bot_links, game_links
-from .hand_summary import hand_rows, with_pars
-from .score_chart import score_chart
-from .source import BadQuery, LadderSource, Source
-from .standalone import script_json
-from .timeline import timeline
-
-if TYPE_CHECKING:
-    from pitch_ladder.models import Author
+from ..analysis_jobs import RETRY_AFTER_S, AnalysisBusy, AnalysisJobs
+from ..analysis_store import AnalysisStore, cache_folder
+from ..game_analysis import decision_steps, pars_by_hand
+from ..game_links import bot_links, game_links
+from ..source import BadQuery, LadderSource
+from ..standalone import script_json
+from ..templates import render
+from ..viewer_data import cached_timeline, hands_context, record_version
 
 router = APIRouter()
-
-CACHED_TIMELINES = 8
-"""Timelines kept per application: a reload or a shared link of a recent game is served
-without replaying it again (a 200-hand game takes 0.2-0.5 s to expand)."""
-
-
-def cached_timeline(request: Request, key: str, author: Author | None = None) -> dict[str, Any]:
-    """``game_timeline``, kept while the record file is unchanged (ladder games never change).
-
-    Raises:
-        NotFound: no such game.
-        RecordError: its record cannot be read or walked.
-    """
-    source = request.app.state.source
-    cache: OrderedDict[tuple[str, object, int | None], dict[str, Any]] = getattr(
-        request.app.state, "viewer_timelines", OrderedDict()
-    )
-    request.app.state.viewer_timelines = cache
-    version = (key, _record_version(source, key), author and author.id)
-    if version in cache:
-        cache.move_to_end(version)
-        return cache[version]
-    data = cache[version] = game_timeline(source, key, author)
-    while len(cache) > CACHED_TIMELINES:
-        cache.popitem(last=False)
-    return data
-
-
-def _record_version(source: Source, key: str) -> object:
-    """What changes when a folder's record file is rewritten; a ladder game is fixed."""
-    if isinstance(source, LadderSource):
-        return None
-    try:
-        stat = (source.folder / key).stat()
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size)
-
-
-def game_timeline(source: Source, key: str, author: Author | None = None) -> dict[str, Any]:
-    """The timeline of the source's game ``key``, with the log lines of the seats whose
-    bots' logs ``author`` (``None``: anyone) may read.
-
-    Raises:
-        NotFound: no such game.
-        RecordError: its record cannot be read or walked.
-    """
-    number = None
-    if isinstance(source, LadderSource):
-        info, record = source.game(key)
-        game_id, path, number = info.game_id, source.folder / info.record_path, info.id
-    else:
-        record = source.record(key)
-        path = source.folder / key
-        game_id = record_game(path)
-    logs = visible_logs(source, record, game_id, match_folder(path), author, number)
-    return timeline(record, game=key, logs=logs)
-
-
-def visible_logs(
-    source: Source,
-    record: dict[str, Any],
-    game_id: str,
-    match_root: Path,
-    author: Author | None = None,
-    number: int | None = None,
-) -> list[dict[str, Any]]:
-    """The log lines of game ``game_id`` (a ladder's game ``number``, if stored) that
-    ``author`` (``None``: anyone) may read: every seat's from a folder of matches; from a
-    ladder, those of the bots in its seats that are the author's (``log_seats``)."""
-    seats: set[int] | range = range(4)
-    if isinstance(source, LadderSource):
-        seats = source.log_seats(record, author, number)
-    return game_log_lines(record, game_id, match_root, source.folder, seats)
 
 
 @router.get("/view/{key:path}", response_class=HTMLResponse, include_in_schema=False)
@@ -136,16 +50,6 @@ def view_game(request: Request, key: str) -> HTMLResponse:
         **hands_context(data, pars_by_hand(kept_analysis(request, key))),
         analysis=True,
     )
-
-
-def hands_context(
-    data: dict[str, Any], pars: Mapping[int, Mapping[str, Any]] | None = None
-) -> dict[str, Any]:
-    """What ``viewer.html`` needs for the hand table and score chart under the viewer:
-    the hands of timeline ``data`` (with their ``pars``, when analysed), their chart and
-    the players."""
-    hands = with_pars(hand_rows(data["steps"]), pars or {})
-    return {"hands": hands, "chart": score_chart(hands), "players": data["header"]["players"]}
 
 
 @router.get("/api/timeline/{key:path}")
@@ -179,7 +83,7 @@ def analysis_jobs(app: FastAPI) -> AnalysisJobs:
 
 def kept_analysis(request: Request, key: str) -> dict[str, Any] | None:
     """Game ``key``'s analysis, if one is kept for its record as it is now."""
-    version = _record_version(request.app.state.source, key)
+    version = record_version(request.app.state.source, key)
     return analysis_jobs(request.app).store.get(key, version)
 
 
@@ -202,7 +106,7 @@ def _analysable(request: Request, key: str) -> dict[str, Any]:
 
 def _analysis_answer(request: Request, key: str) -> dict[str, Any]:
     """How far game ``key``'s analysis has got, or the analysis once it is done."""
-    version = _record_version(request.app.state.source, key)
+    version = record_version(request.app.state.source, key)
     jobs = analysis_jobs(request.app)
     job = jobs.job(key, version)
     if job is not None:
@@ -232,7 +136,7 @@ def start_analysis(request: Request, key: str) -> JSONResponse:
         return JSONResponse(answer)
     if answer["state"] in ("queued", "running"):
         return JSONResponse(answer, status_code=202)
-    version = _record_version(request.app.state.source, key)
+    version = record_version(request.app.state.source, key)
     record = request.app.state.source.record(key)
     try:
         job = analysis_jobs(request.app).start(key, version, record, decision_steps(data["steps"]))

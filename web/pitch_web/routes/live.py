@@ -48,13 +48,14 @@ from pitch_referee.live import (
 from pitch_referee.match.folder import RECORD_SUFFIXES
 from pitch_sdk.record import RecordError, load_record
 
-from .app import render
-from .hand_summary import HandRow, hand_rows
-from .live_hands import hands_update
-from .params import After
-from .source import NotFound, Source
-from .timeline import timeline
-from .viewer import hands_context, script_json, visible_logs
+from ..hand_summary import HandRow, hand_rows
+from ..live_hands import hands_update
+from ..params import After
+from ..source import NotFound, Source
+from ..standalone import script_json
+from ..templates import render
+from ..timeline import timeline
+from ..viewer_data import hands_context, visible_logs
 
 router = APIRouter()
 log = logging.getLogger("pitch_web.live")
@@ -222,7 +223,7 @@ def _finished_game(request: Request, live: LiveKey) -> Response:
 
 def live_timeline(source: Source, live: LiveKey, record: dict[str, Any]) -> dict[str, Any]:
     """The timeline of a live game's record so far, with the bots' lines that anyone may
-    read (``viewer.visible_logs``): each at its step as the log's index says."""
+    read (``viewer_data.visible_logs``): each at its step as the log's index says."""
     logs = visible_logs(source, record, live.game, live.match_root)
     return timeline(record, game=live.key, logs=logs)
 

@@ -17,13 +17,13 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from . import models
-from .api import ladder_of
-from .app import render
-from .comparison import pair_comparison
-from .pairs import pair_rows
-from .params import Before, HandNumber, Limit, Offset, PairNumber
-from .source import MOST_GAMES, BadQuery, FolderSource, LadderSource
+from .. import models
+from ..comparison import pair_comparison
+from ..dependencies import ladder_of
+from ..pairs import pair_rows
+from ..params import Before, HandNumber, Limit, Offset, PairNumber
+from ..source import MOST_GAMES, BadQuery, FolderSource, LadderSource
+from ..templates import render
 
 router = APIRouter(include_in_schema=False)
 
