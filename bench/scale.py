@@ -69,6 +69,7 @@ from sqlmodel import Session, col, select
 
 from pitch_ladder.database import database_url
 from pitch_ladder.errors import LadderError
+from pitch_ladder.game_query import GameQuery
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import (
     Bot,
@@ -257,13 +258,13 @@ def measure(ladder: Ladder, repeats: int) -> dict[str, float]:
     ladder.standings()
     results["standings, first read (fit)"] = time.perf_counter() - started
     results["standings, kept fit"] = timed(ladder.standings, repeats)
-    newest = ladder.games(limit=1)[0].id
+    newest = ladder.games(GameQuery(limit=1))[0].id
     middle = newest // 2
     results["games page (newest 50)"] = timed(ladder.games, repeats)
     results["games page, deep (before the middle game)"] = timed(
-        lambda: ladder.games(before=middle), repeats
+        lambda: ladder.games(GameQuery(before=middle)), repeats
     )
-    results["games page of a bot"] = timed(lambda: ladder.games("bot00001"), repeats)
+    results["games page of a bot"] = timed(lambda: ladder.games(GameQuery(bot="bot00001")), repeats)
     results["a game (with its record)"] = timed(lambda: ladder.game(middle), repeats)
     results["bots"] = timed(ladder.bots, repeats)
     results["storing a game (and its ratings)"] = timed(lambda: store_one(ladder), repeats)

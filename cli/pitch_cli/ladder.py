@@ -9,6 +9,7 @@ which the other ``pitch`` commands should not pay.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,6 +19,7 @@ from rich.console import Console, Group, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from pitch_ladder.game_query import GameQuery
 from pitch_ladder.ratings import INITIAL_RATING, K_FACTOR
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import replay
@@ -439,12 +441,21 @@ def games(
     With --bot, each game's result and points are that bot's (its points first). The
     line under the table gives the command for the next (older) page.
     """
-    filters = {"version": version, "result": result, "faults": faults, "match": match}
+    query = GameQuery(
+        bot=bot,
+        version=version,
+        result=result,
+        faults=faults,
+        match=match,
+        limit=limit,
+        offset=offset,
+        before=before,
+    )
     with open_ladder(ladder, db) as opened:
-        infos = opened.games(bot, **filters, limit=limit + 1, offset=offset, before=before)
+        infos = opened.games(replace(query, limit=limit + 1))  # one more: is there a next page?
     console = output_console(TABLE_WIDTH)
     if not infos:
-        if any(value is not None for value in filters.values()):
+        if any(value is not None for value in (version, result, faults, match)):
             console.print("no older games match" if before or offset else "no games match")
         elif before is None and not offset:
             console.print("no games yet: `pitch ladder run` plays some")

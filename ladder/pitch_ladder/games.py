@@ -6,7 +6,8 @@ however far back it is: ``before`` (the last game number seen) pages through eve
 ``offset`` skips within a page. A bot's games are one ordered range per version and side,
 merged here: an OR or an IN of versions would make the databases read and sort all of the
 bot's games (``test_query_plans``). Plain functions over a session; ``Ladder.games`` and
-``Ladder.game`` resolve the bot and version names and call them.
+``Ladder.game`` resolve the bot and version names and call them, ``Ladder.games`` with its
+``GameQuery`` (``game_query``) whole.
 """
 
 from __future__ import annotations
@@ -21,26 +22,8 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from .browse import version_names
-from .errors import LadderError
+from .game_query import RESULTS, GameQuery
 from .models import Game, GameRecord
-
-PAGE = 50
-"""Games in a page of ``Ladder.games`` unless asked otherwise."""
-MAX_PAGE = 10_000
-RESULTS = {"won": 1.0, "lost": 0.0, "drawn": 0.5}
-"""The ``result`` filter of ``Ladder.games``: a game from the named bot's side."""
-
-
-def check_page(limit: int, offset: int) -> None:
-    """Refuse a page that no list can give.
-
-    Raises:
-        LadderError: ``limit`` outside 1..``MAX_PAGE``, or a negative ``offset``.
-    """
-    if not 1 <= limit <= MAX_PAGE:
-        raise LadderError(f"--limit must be from 1 to {MAX_PAGE}, not {limit}")
-    if offset < 0:
-        raise LadderError(f"--offset must be 0 or more, not {offset}")
 
 
 @dataclass(frozen=True)
@@ -159,32 +142,21 @@ _GAME_COLUMNS = (
 
 
 def page_of_games(
-    session: Session,
-    folder: Path,
-    versions: list[int] | None,
-    *,
-    result: str | None = None,
-    faults: bool | None = None,
-    match: int | None = None,
-    limit: int = PAGE,
-    offset: int = 0,
-    before: int | None = None,
+    session: Session, folder: Path, versions: list[int] | None, query: GameQuery
 ) -> list[GameInfo]:
-    """A page of games, newest first: every game, or (``versions``) those of one bot.
-
-    ``result`` is from that bot's side; ``faults`` True keeps games with a fault, False
-    those without; ``match`` keeps one match's. A filter that few games pass reads the
-    rows it skips.
-    """
+    """The page of games ``query`` asks for, newest first: every game, or (``versions``,
+    ``query.bot``'s resolved) those of one bot, its ``result`` from that bot's side. A
+    filter that few games pass reads the rows it skips."""
+    before, offset, limit = query.before, query.offset, query.limit
     # Without ``before``, up to the newest game: a page is always a range of the key.
     newest_game = select(func.max(Game.id)).scalar_subquery()
     bound = col(Game.id) <= newest_game if before is None else col(Game.id) < before
     newest = col(Game.id).desc()
     common = [bound]
-    if faults is not None:
-        common.append(col(Game.faults) > 0 if faults else col(Game.faults) == 0)
-    if match is not None:
-        common.append(col(Game.match_id) == match)
+    if query.faults is not None:
+        common.append(col(Game.faults) > 0 if query.faults else col(Game.faults) == 0)
+    if query.match is not None:
+        common.append(col(Game.match_id) == query.match)
     if versions is None:
         query = select(*_GAME_COLUMNS).where(*common).order_by(newest)
         rows = [_GameRow(*row) for row in session.exec(query.offset(offset).limit(limit))]
@@ -194,7 +166,7 @@ def page_of_games(
             _GameRow(*row)
             for row in session.exec(
                 select(*_GAME_COLUMNS)
-                .where(column == version, *common, *_result_of(result, side))
+                .where(column == version, *common, *_result_of(query.result, side))
                 .order_by(newest)
                 .limit(offset + limit)
             )

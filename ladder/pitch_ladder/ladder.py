@@ -40,15 +40,8 @@ from .browse import BotPage, MatchInfo, RatingPoint
 from .database import database_url, open_database, shown_url, watch
 from .errors import LadderError
 from .executor import local_pool
-from .games import (
-    PAGE,
-    RESULTS,
-    GameInfo,
-    StoredGame,
-    check_page,
-    page_of_games,
-    stored_game,
-)
+from .game_query import NEWEST_GAMES, PAGE, GameQuery, check_page
+from .games import GameInfo, StoredGame, page_of_games, stored_game
 from .lock import RunLock, waiting_lock
 from .models import Bot, BotVersion, Match, VersionRating
 from .ownership import claim_database, new_ladder_id
@@ -538,52 +531,21 @@ class Ladder:
             session.commit()
         return games
 
-    def games(
-        self,
-        bot: str | None = None,
-        *,
-        version: str | None = None,
-        result: str | None = None,
-        faults: bool | None = None,
-        match: int | None = None,
-        limit: int = PAGE,
-        offset: int = 0,
-        before: int | None = None,
-    ) -> list[GameInfo]:
-        """A page of stored games, newest first (by game number): of one bot if named.
+    def games(self, query: GameQuery = NEWEST_GAMES) -> list[GameInfo]:
+        """The page of stored games that ``query`` asks for, newest first (by game number).
 
-        At most ``limit`` games, numbered below ``before`` if given, after skipping
-        ``offset`` of them (``games.page_of_games``: pass the last game's number as
-        ``before`` for the next page). Filters: ``version`` (of ``bot``: its manifest
-        version or the start of its content hash), ``result`` (``won``, ``lost`` or
-        ``drawn``, from ``bot``'s side), ``faults`` (True: games with a fault; False:
-        games without), ``match`` (its id).
+        ``games.page_of_games`` reads it, once ``query.bot`` and its ``version`` are
+        resolved here: pass the last game's number as ``before`` for the next page.
 
         Raises:
             NotInLadder: no bot of that name, or no such version of it.
-            LadderError: a limit or offset out of range, an unknown result, or a version
-                or result without a bot.
         """
-        check_page(limit, offset)
-        if result is not None and result not in RESULTS:
-            raise LadderError(f"result must be one of {', '.join(RESULTS)}, not {result!r}")
-        if bot is None and (version is not None or result is not None):
-            raise LadderError("a version or result filter needs a bot: whose version, whose win?")
         with Session(self.engine) as session:
             versions = None
-            if bot is not None:
-                versions = self._versions(session, self.bot_named(session, bot), version)
-            return page_of_games(
-                session,
-                self.folder,
-                versions,
-                result=result,
-                faults=faults,
-                match=match,
-                limit=limit,
-                offset=offset,
-                before=before,
-            )
+            if query.bot is not None:
+                bot = self.bot_named(session, query.bot)
+                versions = self._versions(session, bot, query.version)
+            return page_of_games(session, self.folder, versions, query)
 
     def matches(
         self,

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from pitch_cli import app
 from pitch_ladder.database import database_url
+from pitch_ladder.game_query import GameQuery
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import (
     Bot,
@@ -302,7 +303,7 @@ def ladder_outcome(folder: Path, db: str | None = None) -> tuple[list[Any], dict
     with Ladder.open(folder, db) as ladder:
         games = sorted(  # listed newest first: the order of storing differs between runs
             (g.round, g.a, g.b, g.game_id, g.a_score, g.a_points, g.b_points)
-            for g in ladder.games(limit=10_000)
+            for g in ladder.games(GameQuery(limit=10_000))
         )
         lines = {
             line.bot: (line.elo, line.fit, line.games, line.wins, line.losses, line.draws)

@@ -16,6 +16,7 @@ from sqlalchemy import Engine, event
 from sqlmodel import Session
 
 from pitch_ladder import runner
+from pitch_ladder.game_query import GameQuery
 from pitch_ladder.runner import schedule_rounds
 
 GROWING = ("game", "game_record", "match", "rating_history")
@@ -110,9 +111,9 @@ def test_the_hot_queries_never_read_the_games_or_matches_whole(db_url: str, tmp_
         "storing a game": store,
         "standings (a new fit)": ladder.standings,
         "games page": ladder.games,
-        "games page before a game": lambda: ladder.games(before=4),
-        "games page with an offset": lambda: ladder.games(limit=2, offset=2),
-        "games of a bot": lambda: ladder.games("beta"),
+        "games page before a game": lambda: ladder.games(GameQuery(before=4)),
+        "games page with an offset": lambda: ladder.games(GameQuery(limit=2, offset=2)),
+        "games of a bot": lambda: ladder.games(GameQuery(bot="beta")),
         "a game": lambda: ladder.game(3),
         "bots": ladder.bots,
         "pending matches": lambda: (

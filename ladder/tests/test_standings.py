@@ -14,6 +14,7 @@ from ladder_testkit import store_game as _store
 from sqlmodel import Session, select
 
 from pitch_ladder.errors import LadderError
+from pitch_ladder.game_query import GameQuery
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import BotVersion, Match, RatingHistory
 from pitch_ladder.ratings import INITIAL_RATING, bradley_terry, elo_from_games
@@ -313,23 +314,28 @@ def test_games_come_a_page_at_a_time_newest_first_with_the_next_page_named(
         third = _match(session, 2, v["alpha"], version.id)
         for n in range(3):
             _store(session, third, f"pair-{n:05d}-a", 0.5)
-    everything = ladder.games(limit=100)
+    everything = ladder.games(GameQuery(limit=100))
     numbers = [info.id for info in everything]
     assert len(numbers) == 13 and numbers == sorted(numbers, reverse=True)
     assert [info.id for info in ladder.games()] == numbers  # the default page holds them all
-    assert [info.id for info in ladder.games(limit=4)] == numbers[:4]
-    assert [info.id for info in ladder.games(limit=4, offset=4)] == numbers[4:8]
-    assert [info.id for info in ladder.games(limit=4, before=numbers[3])] == numbers[4:8]
-    assert ladder.games(before=numbers[-1]) == []
+    assert [info.id for info in ladder.games(GameQuery(limit=4))] == numbers[:4]
+    assert [info.id for info in ladder.games(GameQuery(limit=4, offset=4))] == numbers[4:8]
+    assert [info.id for info in ladder.games(GameQuery(limit=4, before=numbers[3]))] == numbers[4:8]
+    assert ladder.games(GameQuery(before=numbers[-1])) == []
     betas = [info.id for info in everything if "beta" in (info.a, info.b)]
-    assert len(betas) == 13 and [info.id for info in ladder.games("beta", limit=100)] == betas
+    assert (
+        len(betas) == 13
+        and [info.id for info in ladder.games(GameQuery(bot="beta", limit=100))] == betas
+    )
     for limit, offset in [(1, 0), (2, 1), (5, 3), (4, 11)]:
-        page = ladder.games("beta", limit=limit, offset=offset)
+        page = ladder.games(GameQuery(bot="beta", limit=limit, offset=offset))
         assert [info.id for info in page] == betas[offset : offset + limit]
     gammas = [info.id for info in everything if "gamma" in (info.a, info.b)]
-    assert [info.id for info in ladder.games("gamma", limit=3, before=gammas[1])] == gammas[2:5]
+    assert [
+        info.id for info in ladder.games(GameQuery(bot="gamma", limit=3, before=gammas[1]))
+    ] == gammas[2:5]
     with pytest.raises(LadderError, match="--limit"):
-        ladder.games(limit=0)
+        ladder.games(GameQuery(limit=0))
     ladder.close()
 
     where = ["--ladder", tmp_path / "ladder", "--db", db_url]

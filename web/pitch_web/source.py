@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pitch_ladder.game_query import GameQuery
 from pitch_referee.match.folder import RECORD_SUFFIXES, MatchFolder, RecordFile
 from pitch_referee.match.listing import (
     RUNNING,
@@ -280,7 +281,7 @@ class LadderSource:
         number = ladder_number(key)
         if number is None:
             raise NotFound(f"no game {key}: ladder games are numbered")
-        with _answers():
+        with ladder_answers():
             info, record = self.ladder.game(number)
         return info, public_logs(record, match_folder(self.folder / info.record_path))
 
@@ -291,7 +292,7 @@ class LadderSource:
         (``None``: anyone) may read: by the version in each seat (``submissions.log_seats``)."""
         from pitch_ladder.submissions import log_seats
 
-        with _answers():
+        with ladder_answers():
             return log_seats(self.ladder, record, author, game)
 
     def standings(self) -> list[Standing]:
@@ -309,17 +310,22 @@ class LadderSource:
     def bot_page(self, name: str) -> BotPage:
         from sqlmodel import Session
 
-        with Session(self.ladder.engine) as session, self.refit.kept(session) as fit, _answers():
+        with (
+            Session(self.ladder.engine) as session,
+            self.refit.kept(session) as fit,
+            ladder_answers(),
+        ):
             return self.ladder.bot_page(name, fit)
 
     def rating_history(self, name: str) -> list[RatingPoint]:
-        with _answers():
+        with ladder_answers():
             return self.ladder.rating_history(name)
 
     def matches(self, bot: str | None = None, **filters: Any) -> list[MatchInfo]:
         """``Ladder.matches``, its errors translated."""
-        with _answers():
-            return self.ladder.matches(bot, **_below_any_id(filters))
+        with ladder_answers():
+            before = _below_any_id(filters.pop("before", None))
+            return self.ladder.matches(bot, **filters, before=before)
 
     def match(self, key: str) -> MatchInfo:
         """A match by its number (as text).
@@ -330,13 +336,13 @@ class LadderSource:
         number = ladder_number(key)
         if number is None:
             raise NotFound(f"no match {key}: ladder matches are numbered")
-        with _answers():
+        with ladder_answers():
             return self.ladder.match(number)
 
-    def games(self, bot: str | None = None, **filters: Any) -> list[GameInfo]:
+    def games(self, query: GameQuery) -> list[GameInfo]:
         """``Ladder.games``, its errors translated."""
-        with _answers():
-            return self.ladder.games(bot, **_below_any_id(filters))
+        with ladder_answers():
+            return self.ladder.games(replace(query, before=_below_any_id(query.before)))
 
     def game_info(self, key: str) -> GameInfo:
         """A stored game by its number (as text), without its record.
@@ -345,7 +351,7 @@ class LadderSource:
             NotFound: no game with that number.
         """
         number = ladder_number(key)
-        found = [] if number is None else self.games(limit=1, before=number + 1)
+        found = [] if number is None else self.games(GameQuery(limit=1, before=number + 1))
         if not found or found[0].id != number:
             raise NotFound(f"no game {key} in this ladder")
         return found[0]
@@ -356,7 +362,7 @@ class LadderSource:
         found: list[GameInfo] = []
         before = None
         while True:
-            page = self.games(match=match, limit=MATCH_PAGE, before=before)
+            page = self.games(GameQuery(match=match, limit=MATCH_PAGE, before=before))
             found += page
             if len(page) < MATCH_PAGE:
                 return sorted(found, key=lambda info: schedule_order(info.game_id))
@@ -413,17 +419,14 @@ class Refit:
             self._running.release()
 
 
-def _below_any_id(filters: dict[str, Any]) -> dict[str, Any]:
-    """``filters`` with a ``before`` past every possible id dropped: it bounds nothing, and
+def _below_any_id(before: int | None) -> int | None:
+    """``before``, or None for one past every possible id: it bounds nothing, and
     PostgreSQL refuses to compare its 32-bit ids with it."""
-    before = filters.get("before")
-    if before is not None and before > ID_MAX:
-        return {**filters, "before": None}
-    return filters
+    return None if before is not None and before > ID_MAX else before
 
 
 @contextmanager
-def _answers() -> Iterator[None]:
+def ladder_answers() -> Iterator[None]:
     """The ladder's errors as the application's: missing things 404, the rest 422."""
     from pitch_ladder.errors import LadderError
     from pitch_ladder.ladder import NotInLadder

@@ -25,6 +25,7 @@ from ladder_testkit import DEAL_SECRET, comparable_ladder  # noqa: E402
 from sqlmodel import Session, select  # noqa: E402
 from test_serve import start, stop  # noqa: E402
 
+from pitch_ladder.game_query import GameQuery  # noqa: E402
 from pitch_ladder.ladder import Ladder  # noqa: E402
 from pitch_ladder.models import Game, LadderIdentity, RatingHistory  # noqa: E402
 from pitch_ladder.ownership import OWNER_ROW  # noqa: E402
@@ -174,7 +175,7 @@ def test_a_server_killed_mid_game_loses_and_repeats_no_game_when_started_again(
         os.kill(process.pid, signal.SIGKILL)
         process.communicate()
     with Ladder.open(folder, str(where[3])) as ladder:
-        games_before = {(g.match_id, g.game_id) for g in ladder.games(limit=1000)}
+        games_before = {(g.match_id, g.game_id) for g in ladder.games(GameQuery(limit=1000))}
     assert 1 <= len(games_before) < 24, "the kill came after the first match ended"
     process, address = start("serve", *where, "--port", "0", "--config", settings)
     try:

@@ -14,6 +14,8 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 
+from pitch_ladder.game_query import GameQuery
+
 from .. import models
 from ..comparison import pair_comparison
 from ..dependencies import ladder_of
@@ -37,7 +39,7 @@ from ..params import (
     VersionOf,
     ladder_number,
 )
-from ..source import BadQuery, FolderSource
+from ..source import BadQuery, FolderSource, ladder_answers
 
 router = APIRouter(prefix="/api", tags=["data"])
 
@@ -64,7 +66,7 @@ def bot(request: Request, name: str) -> BotDetailOut:
     """A bot: its versions, results by opponent, faults by kind, and newest games."""
     source = ladder_of(request)
     page = source.bot_page(name)
-    recent = source.games(name, limit=10)
+    recent = source.games(GameQuery(bot=name, limit=10))
     return models.bot_detail(page, [models.ladder_game(info) for info in recent])
 
 
@@ -146,16 +148,18 @@ def games(
     number = None if match is None else ladder_number(match)
     if match is not None and number is None:
         raise BadQuery(f"match must be a ladder match's number, not {match!r}")
-    infos = ladder_of(request).games(
-        bot,
-        version=version,
-        result=result,
-        faults=fault,
-        match=number,
-        limit=limit,
-        offset=offset,
-        before=before,
-    )
+    with ladder_answers():
+        query = GameQuery(
+            bot=bot,
+            version=version,
+            result=result,
+            faults=fault,
+            match=number,
+            limit=limit,
+            offset=offset,
+            before=before,
+        )
+    infos = ladder_of(request).games(query)
     more = len(infos) == limit
     return GamesPage(
         games=[models.ladder_game(info) for info in infos],

@@ -17,12 +17,14 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from pitch_ladder.game_query import GameQuery
+
 from .. import models
 from ..comparison import pair_comparison
 from ..dependencies import ladder_of
 from ..pairs import pair_rows
 from ..params import Before, HandNumber, Limit, Offset, PairNumber
-from ..source import MOST_GAMES, BadQuery, FolderSource, LadderSource
+from ..source import MOST_GAMES, BadQuery, FolderSource, LadderSource, ladder_answers
 from ..templates import render
 
 router = APIRouter(include_in_schema=False)
@@ -103,7 +105,7 @@ def bot(request: Request, name: str) -> HTMLResponse:
     """A bot: versions, results by opponent, faults by kind, recent games, its rating."""
     source = ladder_of(request)
     page = source.bot_page(name)
-    recent = [models.ladder_game(info) for info in source.games(name, limit=20)]
+    recent = [models.ladder_game(info) for info in source.games(GameQuery(bot=name, limit=20))]
     detail = models.bot_detail(page, recent)
     history = source.rating_history(name)
     chart = [{"bot": name, "points": [[p.games, p.rating] for p in history]}] if history else []
@@ -227,14 +229,16 @@ def games(
         "result": _text(result),
         "fault": _text(fault),
     }
-    infos = source.games(
-        filters["bot"],
-        version=filters["version"],
-        result=filters["result"],
-        faults=_fault(filters["fault"]),
-        limit=PAGE,
-        before=before,
-    )
+    with ladder_answers():
+        query = GameQuery(
+            bot=filters["bot"],
+            version=filters["version"],
+            result=filters["result"],
+            faults=_fault(filters["fault"]),
+            limit=PAGE,
+            before=before,
+        )
+    infos = source.games(query)
     return render(
         request,
         "games.html",
