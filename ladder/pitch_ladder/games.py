@@ -83,6 +83,11 @@ class GameInfo:
         """The bot that won, ``None`` for a draw."""
         return {1.0: self.a, 0.0: self.b}.get(self.a_score)
 
+    @property
+    def winning_team(self) -> str | None:
+        """The team that won (as ``team`` names it), ``None`` for a draw."""
+        return {1.0: self.team("a"), 0.0: self.team("b")}.get(self.a_score)
+
     def side(self, bot: str) -> GameSide:
         """The game from ``bot``'s side (its team's, when it is a partner): its opponent,
         its score, its points first.

@@ -129,11 +129,17 @@ def _pair_games(request: Request, key: str, pair: int) -> tuple[models.MatchOut,
     if isinstance(source, FolderSource):
         header = source.match(key)
         listed, _ = source.match_games(key, 0, MOST_GAMES)
-        match, games = models.folder_match(header), {game.game: game.key for game in listed}
+        match, games = (
+            models.MatchOut.model_validate(header),
+            {game.game: game.key for game in listed},
+        )
     elif isinstance(source, LadderSource):
         found = source.match(key)
         infos = source.match_games(found.id)
-        match, games = models.ladder_match(found), {info.game_id: str(info.id) for info in infos}
+        match, games = (
+            models.MatchOut.model_validate(found),
+            {info.game_id: str(info.id) for info in infos},
+        )
     else:
         raise NotFound("this server shows no matches")
     ids = [f"pair-{pair:05d}-{side}" for side in SIDES]

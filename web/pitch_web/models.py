@@ -1,5 +1,10 @@
-"""The API's response models, and the one place where the ladder's and the match folders'
-rows become them (the pages show the same models).
+"""The API's response models, derived from the ladder's and the match folders' own types
+(the pages show the same models).
+
+Each model reads its fields from the object it describes (``from_attributes``):
+``StandingOut.model_validate(standing)``, ``GameOut.model_validate(game_info)``; a field
+named otherwise there says where it comes from (``validation_alias``), and links are
+computed from the model's own key. Results lines share their counts (``MatchCounts``).
 
 Every game carries ``url``, its viewer page (``/view/{key}``), and ``record``, its record
 as JSON (``/api/games/{key}``): for a ladder the key is the game's number, for a folder
@@ -8,20 +13,25 @@ the record's path within it.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated
 from urllib.parse import quote
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    AliasPath,
+    BaseModel,
+    ConfigDict,
+    Field,
+    computed_field,
+)
 
 if TYPE_CHECKING:
-    from pitch_ladder.browse import BotPage, MatchInfo
+    from pitch_ladder.browse import BotPage
     from pitch_ladder.games import GameInfo
-    from pitch_ladder.ladder import BotInfo
-    from pitch_ladder.standings import Standing
     from pitch_referee.match.listing import MatchListing
-    from pitch_referee.team_ratings import TeamRating
 
     from .source import FolderGame
 
@@ -43,32 +53,33 @@ class ErrorOut(BaseModel):
     detail: str
 
 
-class StandingOut(BaseModel):
-    rank: int | None = Field(description="Within its group; tied ratings share a rank.")
-    group: int | None = Field(description="Bots whose results connect: 1 is the largest.")
-    bot: str
-    version: str
-    rating: float | None = Field(
-        description="Bradley-Terry rating (Elo scale), of the fit kept when asked: after new "
-        "games it is refitted in the background, and the next answers show the new fit."
+class FromData(BaseModel):
+    """A response model read from the attributes of the object it describes."""
+
+    model_config = ConfigDict(
+        from_attributes=True,
+        coerce_numbers_to_str=True,  # a ladder's numbers are the API's text keys
+        json_schema_serialization_defaults_required=True,  # every field is always sent
     )
-    lower: float | None = Field(description="95% interval of the rating.")
-    upper: float | None
-    elo: float = Field(description="Sequential Elo after the version's last game.")
+
+
+def fitted(name: str) -> AliasChoices:
+    """Where a field of the Bradley-Terry fit is read: ``fit.NAME`` (``None`` before any
+    game), or ``NAME`` itself when the model is read back from its own JSON."""
+    return AliasChoices(name, AliasPath("fit", name))
+
+
+class MatchCounts(FromData):
+    """Games and how they ended, from one side: the counts every results line shares (a
+    standing, a version, against an opponent, beside a partner)."""
+
     games: int
     wins: int
     losses: int
     draws: int
-    score: float | None = Field(description="Points per game, a draw being half.")
-    team: TeamRatingOut | None = Field(
-        default=None,
-        description="The team model's rating from mixed partnerships (None: none played). "
-        "The fit, Elo and results above are of same-bot teams.",
-    )
-    url: str = Field(description="The bot's page.")
 
 
-class TeamRatingOut(BaseModel):
+class TeamRatingOut(FromData):
     mu: float = Field(description="The team model's rating (Elo scale).")
     sigma: float = Field(description="Its standard deviation.")
     lower: float = Field(description="The 95% interval: mu - 2 sigma to mu + 2 sigma.")
@@ -76,73 +87,117 @@ class TeamRatingOut(BaseModel):
     games: int = Field(description="Games in team matches.")
 
 
-class BotOut(BaseModel):
+class StandingOut(MatchCounts):
+    rank: int | None = Field(description="Within its group; tied ratings share a rank.")
+    group: int | None = Field(description="Bots whose results connect: 1 is the largest.")
+    bot: str
+    version: str
+    rating: float | None = Field(
+        default=None,
+        validation_alias=fitted("rating"),
+        description="Bradley-Terry rating (Elo scale), of the fit kept when asked: after new "
+        "games it is refitted in the background, and the next answers show the new fit.",
+    )
+    lower: float | None = Field(
+        default=None, validation_alias=fitted("lower"), description="95% interval of the rating."
+    )
+    upper: float | None = Field(default=None, validation_alias=fitted("upper"))
+    elo: float = Field(description="Sequential Elo after the version's last game.")
+    score: float | None = Field(description="Points per game, a draw being half.")
+    team: TeamRatingOut | None = Field(
+        default=None,
+        description="The team model's rating from mixed partnerships (None: none played). "
+        "The fit, Elo and results above are of same-bot teams.",
+    )
+
+    @computed_field(description="The bot's page.")  # type: ignore[prop-decorator]
+    @property
+    def url(self) -> str:
+        return path_url("/bots", self.bot)
+
+
+class BotOut(FromData):
     name: str
     active: bool
     version: str = Field(description="The latest version.")
     versions: int
     games: int
-    url: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def url(self) -> str:
+        return path_url("/bots", self.name)
 
 
-class VersionOut(BaseModel):
+class VersionOut(MatchCounts):
     label: str
     hash: str = Field(description="The start of its content hash: the `version` filter.")
     submitted_at: UtcDateTime
     elo: float
-    rating: float | None
-    lower: float | None
-    upper: float | None
-    games: int
-    wins: int
-    losses: int
-    draws: int
+    rating: float | None = Field(default=None, validation_alias=fitted("rating"))
+    lower: float | None = Field(default=None, validation_alias=fitted("lower"))
+    upper: float | None = Field(default=None, validation_alias=fitted("upper"))
 
 
-class OpponentOut(BaseModel):
+class OpponentOut(MatchCounts):
     opponent: str
-    games: int
-    wins: int
-    losses: int
-    draws: int
     points: int = Field(description="What this bot's team scored against it.")
     opponent_points: int
 
 
-class PartnerOut(BaseModel):
+class PartnerOut(MatchCounts):
     partner: str
     games: int = Field(description="Team-match games this bot played beside the partner.")
-    wins: int
-    losses: int
-    draws: int
 
 
-class GameOut(BaseModel):
-    key: str = Field(description="The game's key: a ladder's game number, or a record path.")
-    url: str = Field(description="The game's viewer page.")
-    record: str = Field(description="The game's record as JSON.")
-    game: str = Field(description="The game's id within its match, e.g. pair-00003-b.")
-    match: str | None = Field(description="Its match: a ladder match's id, or a match folder.")
-    round: int | None
-    a: str | None = Field(description="The match's bot A.")
-    b: str | None
-    a_version: str | None
-    b_version: str | None
-    a_score: float | None = Field(description="1 win, 0.5 draw, 0 loss, for A.")
-    a_points: int | None = Field(description="What A's team scored.")
-    b_points: int | None
-    winner: str | None = Field(
-        description="The bot (or team, alpha+beta) that won; None for a draw or unknown."
+class GameOut(FromData):
+    """A game: a ladder's, a match folder's, or a loose record (only its name known)."""
+
+    key: str = Field(
+        validation_alias=AliasChoices("key", "id"),
+        description="The game's key: a ladder's game number, or a record path.",
     )
-    faults: int | None
-    termination: str | None
+    game: str = Field(
+        validation_alias=AliasChoices("game", "game_id"),
+        description="The game's id within its match, e.g. pair-00003-b.",
+    )
+    match: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("match", "match_id"),
+        description="Its match: a ladder match's id, or a match folder.",
+    )
+    round: int | None = None
+    a: str | None = Field(default=None, description="The match's bot A.")
+    b: str | None = None
+    a_version: str | None = None
+    b_version: str | None = None
+    a_score: float | None = Field(default=None, description="1 win, 0.5 draw, 0 loss, for A.")
+    a_points: int | None = Field(default=None, description="What A's team scored.")
+    b_points: int | None = None
+    winner: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("winner", "winning_team"),
+        description="The bot (or team, alpha+beta) that won; None for a draw or unknown.",
+    )
+    faults: int | None = None
+    termination: str | None = None
     a_partner: str | None = Field(
         default=None, description="Who partnered A in a team match (None: A itself)."
     )
     b_partner: str | None = None
 
+    @computed_field(description="The game's viewer page.")  # type: ignore[prop-decorator]
+    @property
+    def url(self) -> str:
+        return path_url("/view", self.key)
 
-class BotDetailOut(BaseModel):
+    @computed_field(description="The game's record as JSON.")  # type: ignore[prop-decorator]
+    @property
+    def record(self) -> str:
+        return path_url("/api/games", self.key)
+
+
+class BotDetailOut(FromData):
     name: str
     active: bool
     versions: list[VersionOut] = Field(description="Newest first.")
@@ -161,15 +216,19 @@ class BotDetailOut(BaseModel):
     recent_games: list[GameOut]
 
 
-class RatingPointOut(BaseModel):
+class RatingPointOut(FromData):
     games: int = Field(description="Games the version had played (0: its start).")
     rating: float = Field(description="Its sequential Elo then.")
 
 
-class MatchOut(BaseModel):
-    key: str = Field(description="A ladder match's id, or a match folder's path.")
-    url: str = Field(description="The match's page.")
-    round: int | None
+class MatchOut(FromData):
+    """A match: a ladder's, or a match folder."""
+
+    key: str = Field(
+        validation_alias=AliasChoices("key", "id"),
+        description="A ladder match's id, or a match folder's path.",
+    )
+    round: int | None = None
     a: str
     b: str
     a_version: str | None
@@ -182,11 +241,18 @@ class MatchOut(BaseModel):
     draws: int | None
     a_points: int | None
     b_points: int | None
-    elo: float | None = Field(description="A's Elo over B by the match's statistics (folders).")
+    elo: float | None = Field(
+        default=None, description="A's Elo over B by the match's statistics (folders)."
+    )
     a_partner: str | None = Field(
         default=None, description="Who partners A in a ladder's team match (None: A itself)."
     )
     b_partner: str | None = None
+
+    @computed_field(description="The match's page.")  # type: ignore[prop-decorator]
+    @property
+    def url(self) -> str:
+        return path_url("/matches", self.key) if self.key else "/"
 
 
 class MatchesPage(BaseModel):
@@ -204,155 +270,13 @@ def path_url(prefix: str, key: str) -> str:
     return f"{prefix}/{quote(key, safe='/')}"
 
 
-def standing(line: Standing) -> StandingOut:
-    fit, team = line.fit, line.team
-    return StandingOut(
-        rank=line.rank,
-        group=line.group,
-        bot=line.bot,
-        version=line.version,
-        rating=fit.rating if fit else None,
-        lower=fit.lower if fit else None,
-        upper=fit.upper if fit else None,
-        elo=line.elo,
-        games=line.games,
-        wins=line.wins,
-        losses=line.losses,
-        draws=line.draws,
-        score=line.score,
-        team=team_rating(team),
-        url=path_url("/bots", line.bot),
-    )
-
-
-def team_rating(team: TeamRating | None) -> TeamRatingOut | None:
-    if team is None:
-        return None
-    return TeamRatingOut(
-        mu=team.mu, sigma=team.sigma, lower=team.lower, upper=team.upper, games=team.games
-    )
-
-
-def bot(info: BotInfo) -> BotOut:
-    return BotOut(
-        name=info.name,
-        active=info.active,
-        version=info.version,
-        versions=info.versions,
-        games=info.games,
-        url=path_url("/bots", info.name),
-    )
-
-
-def bot_detail(page: BotPage, recent: list[GameOut]) -> BotDetailOut:
-    return BotDetailOut(
-        name=page.name,
-        active=page.active,
-        versions=[
-            VersionOut(
-                label=line.label,
-                hash=line.hash,
-                submitted_at=line.submitted_at,
-                elo=line.elo,
-                rating=line.fit.rating if line.fit else None,
-                lower=line.fit.lower if line.fit else None,
-                upper=line.fit.upper if line.fit else None,
-                games=line.games,
-                wins=line.wins,
-                losses=line.losses,
-                draws=line.draws,
-            )
-            for line in page.versions
-        ],
-        opponents=[
-            OpponentOut(
-                opponent=line.opponent,
-                games=line.games,
-                wins=line.wins,
-                losses=line.losses,
-                draws=line.draws,
-                points=line.points,
-                opponent_points=line.opponent_points,
-            )
-            for line in page.opponents
-        ],
-        partners=[PartnerOut(**asdict(line)) for line in page.partners],
-        team=team_rating(page.team),
-        faults=page.faults,
-        fault_games=page.fault_games,
-        recent_games=recent,
-    )
-
-
-def ladder_game(info: GameInfo) -> GameOut:
-    key = str(info.id)
-    return GameOut(
-        key=key,
-        url=path_url("/view", key),
-        record=path_url("/api/games", key),
-        game=info.game_id,
-        match=str(info.match_id),
-        round=info.round,
-        a=info.a,
-        b=info.b,
-        a_version=info.a_version,
-        b_version=info.b_version,
-        a_score=info.a_score,
-        a_points=info.a_points,
-        b_points=info.b_points,
-        winner={1.0: info.team("a"), 0.0: info.team("b")}.get(info.a_score),
-        faults=info.faults,
-        termination=info.termination,
-        a_partner=info.a_partner,
-        b_partner=info.b_partner,
-    )
-
-
-def ladder_match(info: MatchInfo) -> MatchOut:
-    return MatchOut(
-        key=str(info.id),
-        url=path_url("/matches", str(info.id)),
-        round=info.round,
-        a=info.a,
-        b=info.b,
-        a_version=info.a_version,
-        b_version=info.b_version,
-        status=info.status,
-        games_planned=info.games_planned,
-        games_played=info.games_played,
-        wins=info.wins,
-        losses=info.losses,
-        draws=info.draws,
-        a_points=info.a_points,
-        b_points=info.b_points,
-        elo=None,
-        a_partner=info.a_partner,
-        b_partner=info.b_partner,
-    )
-
-
-def folder_match(match: MatchListing) -> MatchOut:
-    return MatchOut(
-        key=match.key,
-        url=path_url("/matches", match.key) if match.key else "/",
-        round=None,
-        a=match.a,
-        b=match.b,
-        a_version=match.a_version,
-        b_version=match.b_version,
-        status=match.status,
-        games_planned=match.games_planned,
-        games_played=match.games_played,
-        wins=match.wins,
-        losses=match.losses,
-        draws=match.draws,
-        a_points=match.a_points,
-        b_points=match.b_points,
-        elo=match.elo,
-    )
+def bot_detail(page: BotPage, recent: Sequence[GameInfo]) -> BotDetailOut:
+    """A bot's page with its ``recent`` games, which ``BotPage`` does not hold."""
+    return BotDetailOut.model_validate({**vars(page), "recent_games": recent})
 
 
 def folder_game(game: FolderGame, match: MatchListing) -> GameOut:
+    """A match folder's game, its bots and versions from its match's line."""
     a_points = b_points = winner = None
     if game.scores is not None and game.a_team is not None:
         a_points, b_points = game.scores[game.a_team], game.scores[1 - game.a_team]
@@ -360,11 +284,8 @@ def folder_game(game: FolderGame, match: MatchListing) -> GameOut:
         winner = {1.0: match.a, 0.0: match.b}.get(game.a_score)
     return GameOut(
         key=game.key,
-        url=path_url("/view", game.key),
-        record=path_url("/api/games", game.key),
         game=game.game,
         match=match.key,
-        round=None,
         a=match.a,
         b=match.b,
         a_version=match.a_version,
@@ -380,21 +301,4 @@ def folder_game(game: FolderGame, match: MatchListing) -> GameOut:
 
 def loose_game(key: str) -> GameOut:
     """A record file outside any match: only its name is known without reading it."""
-    return GameOut(
-        key=key,
-        url=path_url("/view", key),
-        record=path_url("/api/games", key),
-        game=key,
-        match=None,
-        round=None,
-        a=None,
-        b=None,
-        a_version=None,
-        b_version=None,
-        a_score=None,
-        a_points=None,
-        b_points=None,
-        winner=None,
-        faults=None,
-        termination=None,
-    )
+    return GameOut(key=key, game=key)

@@ -52,13 +52,13 @@ Result = Annotated[
 @router.get("/standings", response_model=list[StandingOut])
 def standings(request: Request) -> list[StandingOut]:
     """Each bot's latest version ranked by the Bradley-Terry fit, with its Elo."""
-    return [models.standing(line) for line in ladder_of(request).standings()]
+    return [models.StandingOut.model_validate(line) for line in ladder_of(request).standings()]
 
 
 @router.get("/bots", response_model=list[BotOut])
 def bots(request: Request) -> list[BotOut]:
     """Every bot, retired ones included, by name."""
-    return [models.bot(info) for info in ladder_of(request).bots()]
+    return [models.BotOut.model_validate(info) for info in ladder_of(request).bots()]
 
 
 @router.get("/bots/{name}", response_model=BotDetailOut)
@@ -67,15 +67,14 @@ def bot(request: Request, name: str) -> BotDetailOut:
     source = ladder_of(request)
     page = source.bot_page(name)
     recent = source.games(GameQuery(bot=name, limit=10))
-    return models.bot_detail(page, [models.ladder_game(info) for info in recent])
+    return models.bot_detail(page, recent)
 
 
 @router.get("/bots/{name}/ratings", response_model=list[RatingPointOut])
 def bot_ratings(request: Request, name: str) -> list[RatingPointOut]:
     """The Elo of the bot's latest version after each of its games (thinned to ~200)."""
     return [
-        RatingPointOut(games=point.games, rating=point.rating)
-        for point in ladder_of(request).rating_history(name)
+        RatingPointOut.model_validate(point) for point in ladder_of(request).rating_history(name)
     ]
 
 
@@ -94,7 +93,7 @@ def matches(
     if isinstance(source, FolderSource):
         if bot or version or status or before:
             raise BadQuery("a folder of matches is listed whole: no filters, no `before`")
-        listed = [models.folder_match(match) for match in source.matches()]
+        listed = [models.MatchOut.model_validate(match) for match in source.matches()]
         page = listed[offset : offset + limit]
         more = offset + limit < len(listed)
         return MatchesPage(
@@ -105,7 +104,7 @@ def matches(
     )
     more = len(infos) == limit
     return MatchesPage(
-        matches=[models.ladder_match(info) for info in infos],
+        matches=[models.MatchOut.model_validate(info) for info in infos],
         next=_next(request, before=infos[-1].id) if more else None,
     )
 
@@ -115,8 +114,8 @@ def match(request: Request, key: str) -> MatchOut:
     """A match: a ladder match's number, or a match folder's path in the folder served."""
     source = request.app.state.source
     if isinstance(source, FolderSource):
-        return models.folder_match(source.match(key))
-    return models.ladder_match(ladder_of(request).match(key))
+        return models.MatchOut.model_validate(source.match(key))
+    return models.MatchOut.model_validate(ladder_of(request).match(key))
 
 
 @router.get("/games", response_model=GamesPage)
@@ -162,7 +161,7 @@ def games(
     infos = ladder_of(request).games(query)
     more = len(infos) == limit
     return GamesPage(
-        games=[models.ladder_game(info) for info in infos],
+        games=[models.GameOut.model_validate(info) for info in infos],
         next=_next(request, before=infos[-1].id) if more else None,
     )
 

@@ -74,7 +74,7 @@ def start(request: Request, offset: Offset = 0) -> HTMLResponse:
         if source.is_match:
             return _folder_match(request, source, "", offset)
         return _folder(request, source, offset)
-    lines = [models.standing(line) for line in source.standings()]
+    lines = [models.StandingOut.model_validate(line) for line in source.standings()]
     chart = [
         {
             "bot": line.bot,
@@ -92,7 +92,7 @@ def _folder(request: Request, source: FolderSource, offset: int) -> HTMLResponse
     return render(
         request,
         "folder.html",
-        matches=[models.folder_match(match) for match in source.matches()],
+        matches=[models.MatchOut.model_validate(match) for match in source.matches()],
         records=[models.loose_game(key) for key in keys],
         total=total,
         older=_link(request, offset=offset + PAGE) if offset + PAGE < total else None,
@@ -105,8 +105,7 @@ def bot(request: Request, name: str) -> HTMLResponse:
     """A bot: versions, results by opponent, faults by kind, recent games, its rating."""
     source = ladder_of(request)
     page = source.bot_page(name)
-    recent = [models.ladder_game(info) for info in source.games(GameQuery(bot=name, limit=20))]
-    detail = models.bot_detail(page, recent)
+    detail = models.bot_detail(page, source.games(GameQuery(bot=name, limit=20)))
     history = source.rating_history(name)
     chart = [{"bot": name, "points": [[p.games, p.rating] for p in history]}] if history else []
     author_page = hasattr(request.app.state, "service")  # the service's /author is served
@@ -125,7 +124,7 @@ def matches(
     """A ladder's matches, newest first, filtered; a folder's match folders."""
     source = request.app.state.source
     if isinstance(source, FolderSource):
-        listed = [models.folder_match(match) for match in source.matches()]
+        listed = [models.MatchOut.model_validate(match) for match in source.matches()]
         return render(request, "matches.html", matches=listed, filters=None, older=None)
     filters = {"bot": _text(bot), "version": _text(version), "status": _text(status)}
     infos = ladder_of(request).matches(
@@ -139,7 +138,7 @@ def matches(
     return render(
         request,
         "matches.html",
-        matches=[models.ladder_match(info) for info in infos],
+        matches=[models.MatchOut.model_validate(info) for info in infos],
         filters=filters,
         older=older,
         newest=_link(request, before=None) if before else None,
@@ -155,8 +154,8 @@ def match(request: Request, key: str, offset: Offset = 0) -> HTMLResponse:
         return _folder_match(request, source, key, offset)
     ladder = ladder_of(request)
     found = ladder.match(key)
-    games = [models.ladder_game(info) for info in ladder.match_games(found.id)]
-    return _match_page(request, models.ladder_match(found), games, offset)
+    games = [models.GameOut.model_validate(info) for info in ladder.match_games(found.id)]
+    return _match_page(request, models.MatchOut.model_validate(found), games, offset)
 
 
 def _folder_match(request: Request, source: FolderSource, key: str, offset: int) -> HTMLResponse:
@@ -169,7 +168,9 @@ def _folder_match(request: Request, source: FolderSource, key: str, offset: int)
         for game in source.with_faults(key, [game for game in found if game.game in shown])
     }
     games = [models.folder_game(counted.get(game.game, game), header) for game in found]
-    return _match_page(request, models.folder_match(header), games, offset, note=header.note)
+    return _match_page(
+        request, models.MatchOut.model_validate(header), games, offset, note=header.note
+    )
 
 
 def _match_page(
@@ -242,7 +243,7 @@ def games(
     return render(
         request,
         "games.html",
-        games=[models.ladder_game(info) for info in infos],
+        games=[models.GameOut.model_validate(info) for info in infos],
         filters=filters,
         older=_link(request, before=infos[-1].id) if len(infos) == PAGE else None,
         newest=_link(request, before=None) if before else None,
