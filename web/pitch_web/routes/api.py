@@ -3,8 +3,8 @@
 Each route declares its response model, so that ``/docs`` describes what it answers.
 Lists of games and matches come a page at a time, newest first, with the URL of the
 next page. A missing game or bot is a 404 and a bad parameter a 422, each with a one-line
-``detail``. Routes read through the ``Source`` (``app.state.source``); the ladder's
-rows become these models in ``models``.
+``detail``. Routes read through the ``Source`` (``app.state.source``); the models
+(``models``) read the ladder's and the folders' own types.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..dependencies import ladder_of
 from ..models import (
     BotDetailOut,
     BotOut,
+    GameOut,
     GamesPage,
     MatchesPage,
     MatchOut,
@@ -52,13 +53,13 @@ Result = Annotated[
 @router.get("/standings", response_model=list[StandingOut])
 def standings(request: Request) -> list[StandingOut]:
     """Each bot's latest version ranked by the Bradley-Terry fit, with its Elo."""
-    return [models.StandingOut.model_validate(line) for line in ladder_of(request).standings()]
+    return [StandingOut.model_validate(line) for line in ladder_of(request).standings()]
 
 
 @router.get("/bots", response_model=list[BotOut])
 def bots(request: Request) -> list[BotOut]:
     """Every bot, retired ones included, by name."""
-    return [models.BotOut.model_validate(info) for info in ladder_of(request).bots()]
+    return [BotOut.model_validate(info) for info in ladder_of(request).bots()]
 
 
 @router.get("/bots/{name}", response_model=BotDetailOut)
@@ -93,7 +94,7 @@ def matches(
     if isinstance(source, FolderSource):
         if bot or version or status or before:
             raise BadQuery("a folder of matches is listed whole: no filters, no `before`")
-        listed = [models.MatchOut.model_validate(match) for match in source.matches()]
+        listed = [MatchOut.model_validate(match) for match in source.matches()]
         page = listed[offset : offset + limit]
         more = offset + limit < len(listed)
         return MatchesPage(
@@ -104,7 +105,7 @@ def matches(
     )
     more = len(infos) == limit
     return MatchesPage(
-        matches=[models.MatchOut.model_validate(info) for info in infos],
+        matches=[MatchOut.model_validate(info) for info in infos],
         next=_next(request, before=infos[-1].id) if more else None,
     )
 
@@ -114,8 +115,8 @@ def match(request: Request, key: str) -> MatchOut:
     """A match: a ladder match's number, or a match folder's path in the folder served."""
     source = request.app.state.source
     if isinstance(source, FolderSource):
-        return models.MatchOut.model_validate(source.match(key))
-    return models.MatchOut.model_validate(ladder_of(request).match(key))
+        return MatchOut.model_validate(source.match(key))
+    return MatchOut.model_validate(ladder_of(request).match(key))
 
 
 @router.get("/games", response_model=GamesPage)
@@ -161,7 +162,7 @@ def games(
     infos = ladder_of(request).games(query)
     more = len(infos) == limit
     return GamesPage(
-        games=[models.GameOut.model_validate(info) for info in infos],
+        games=[GameOut.model_validate(info) for info in infos],
         next=_next(request, before=infos[-1].id) if more else None,
     )
 
