@@ -227,6 +227,17 @@ def outcome_from_proto(message: pb.Outcome) -> Outcome:
 
 def view_to_proto(view: PlayerView) -> pb.PlayerView:
     """A seat's view as a message (the legal actions travel beside it, in the request)."""
+    message = view_now_to_proto(view)
+    message.tricks.extend(trick_to_proto(*trick) for trick in view.tricks)
+    if view.last_hand is not None:
+        message.last_hand.CopyFrom(hand_result_to_proto(view.last_hand))
+    return message
+
+
+def view_now_to_proto(view: PlayerView) -> pb.PlayerView:
+    """A seat's view as a message but for its finished tricks and last hand: what may
+    change at each decision. Those two are the same for the four seats and change once a
+    trick, so the referee encodes them once (``pitch_referee.game_loop.ViewMessages``)."""
     message = pb.PlayerView(
         seat=view.seat,
         rules=_cached_options_message(view.options),
@@ -251,14 +262,11 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
         stock_size=view.stock_size,
         look=[_look_to_proto(event) for event in view.look],
         look_remaining=view.look_remaining,
-        tricks=[trick_to_proto(*trick) for trick in view.tricks],
         trick=trick_to_proto(view.leader, view.trick, -1),
         leader=view.leader,
         jokers_played=view.jokers_played,
         taken=list(view.taken),
     )
-    if view.last_hand is not None:
-        message.last_hand.CopyFrom(hand_result_to_proto(view.last_hand))
     if view.look_card is not None:
         message.look_card = view.look_card
     if (outcome := outcome_to_proto(view.outcome)) is not None:
