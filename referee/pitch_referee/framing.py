@@ -6,8 +6,8 @@ element to a repeated one. The Python runtime copies a sub-message whenever it i
 in another (a decision request's view into the request, the request into its
 ``RefereeMessage``): about twice the cost of encoding it, three times a decision. So the
 referee encodes the view and each event once (an event once for all four seats; a legal
-action, a finished trick and the last hand once a game) and frames the bytes; the bot
-decodes the same message either way.
+action, the bids, a finished trick and the last hand once a game) and frames the bytes;
+the bot decodes the same message either way.
 """
 
 from __future__ import annotations
@@ -55,5 +55,7 @@ REQUEST_LEGAL_ACTIONS = number_of(pb.DecisionRequest, "legal_actions")
 REQUEST_EVENTS = number_of(pb.DecisionRequest, "events")
 END_VIEW = number_of(pb.GameEnd, "view")
 END_EVENTS = number_of(pb.GameEnd, "events")
+VIEW_BIDS = number_of(pb.PlayerView, "bids")
+VIEW_LOOK = number_of(pb.PlayerView, "look")
 VIEW_TRICKS = number_of(pb.PlayerView, "tricks")
 VIEW_LAST_HAND = number_of(pb.PlayerView, "last_hand")

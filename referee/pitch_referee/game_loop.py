@@ -35,13 +35,14 @@ from pitch_sdk.table import (
     Turn,
     Watcher,
 )
-from pitch_sdk.views import PlayerView
+from pitch_sdk.views import LookEvent, PlayerView
 from pitch_sdk.wire import (
     action_from_proto,
     action_to_proto,
     event_to_proto,
     game_start_to_proto,
     hand_result_to_proto,
+    look_to_proto,
     outcome_to_proto,
     trick_to_proto,
     view_now_to_proto,
@@ -177,14 +178,18 @@ class EventMessages:
 
 class ViewMessages:
     """What a game's requests repeat, encoded once for its four seats: each legal
-    action, each finished trick and the last hand's result. The rest of a view may
-    change at every decision (``wire.view_now_to_proto``); these parts made a third of
-    the referee's encoding work per decision (bench/RESULTS.md)."""
+    action, the bids, each finished trick and the last hand's result, and each seat's
+    view of the look. The rest of a view may change at every decision
+    (``wire.view_now_to_proto``); these parts made half of the referee's encoding work
+    per decision (bench/RESULTS.md)."""
 
     def __init__(self) -> None:
         self._actions: dict[Action, bytes] = {}
         self._tricks: dict[Trick, bytes] = {}
         self._last_hand: tuple[HandResult, bytes] | None = None
+        self._bids: tuple[tuple[tuple[Seat, int], ...], bytes] = ((), b"")
+        self._looks: list[tuple[tuple[LookEvent, ...], bytes]] = [((), b"")] * len(SEATS)
+        """Per seat: the look as it last saw it (the engine's own tuple), encoded."""
 
     def legal_actions(self, actions: Sequence[Action]) -> bytes:
         """``actions`` as a ``pb.DecisionRequest``'s ``legal_actions`` fields."""
@@ -200,11 +205,30 @@ class ViewMessages:
 
     def view(self, view: PlayerView) -> bytes:
         """``view`` as an encoded ``pb.PlayerView``."""
-        parts = [view_now_to_proto(view).SerializeToString()]
+        parts = [
+            view_now_to_proto(view).SerializeToString(),
+            self._bids_of(view.bids),
+            self._look_of(view.seat, view.look),
+        ]
         parts += [self._trick(trick) for trick in view.tricks]
         if view.last_hand is not None:
             parts.append(self._hand(view.last_hand))
         return b"".join(parts)
+
+    def _bids_of(self, bids: tuple[tuple[Seat, int], ...]) -> bytes:
+        if self._bids[0] != bids:
+            encoded = [pb.BidMade(seat=seat, amount=amount) for seat, amount in bids]
+            number = framing.VIEW_BIDS
+            fields = b"".join(framing.field(number, bid.SerializeToString()) for bid in encoded)
+            self._bids = (bids, fields)
+        return self._bids[1]
+
+    def _look_of(self, seat: Seat, look: tuple[LookEvent, ...]) -> bytes:
+        if self._looks[seat][0] is not look:
+            number = framing.VIEW_LOOK
+            encoded = (look_to_proto(event).SerializeToString() for event in look)
+            self._looks[seat] = (look, b"".join(framing.field(number, e) for e in encoded))
+        return self._looks[seat][1]
 
     def _trick(self, trick: Trick) -> bytes:
         part = self._tricks.get(trick)

@@ -228,6 +228,8 @@ def outcome_from_proto(message: pb.Outcome) -> Outcome:
 def view_to_proto(view: PlayerView) -> pb.PlayerView:
     """A seat's view as a message (the legal actions travel beside it, in the request)."""
     message = view_now_to_proto(view)
+    message.bids.extend(pb.BidMade(seat=seat, amount=amount) for seat, amount in view.bids)
+    message.look.extend(look_to_proto(event) for event in view.look)
     message.tricks.extend(trick_to_proto(*trick) for trick in view.tricks)
     if view.last_hand is not None:
         message.last_hand.CopyFrom(hand_result_to_proto(view.last_hand))
@@ -235,9 +237,10 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
 
 
 def view_now_to_proto(view: PlayerView) -> pb.PlayerView:
-    """A seat's view as a message but for its finished tricks and last hand: what may
-    change at each decision. Those two are the same for the four seats and change once a
-    trick, so the referee encodes them once (``pitch_referee.game_loop.ViewMessages``)."""
+    """A seat's view as a message but for its bids, look, finished tricks and last hand:
+    what may change at each decision. Those four change once a bid, a look or a trick,
+    and but for the look are the same for the four seats, so the referee encodes them
+    once (``pitch_referee.game_loop.ViewMessages``)."""
     message = pb.PlayerView(
         seat=view.seat,
         rules=_cached_options_message(view.options),
@@ -249,7 +252,6 @@ def view_now_to_proto(view: PlayerView) -> pb.PlayerView:
         decision=_enum(pb.Decision, view.decision or 0),
         hand=view.hand,
         hand_sizes=list(view.hand_sizes),
-        bids=[pb.BidMade(seat=seat, amount=amount) for seat, amount in view.bids],
         bidder=view.bidder,
         bid=view.bid,
         trump=view.trump,
@@ -260,7 +262,6 @@ def view_now_to_proto(view: PlayerView) -> pb.PlayerView:
         fill_sizes=list(view.fill_sizes),
         fill=view.fill,
         stock_size=view.stock_size,
-        look=[_look_to_proto(event) for event in view.look],
         look_remaining=view.look_remaining,
         trick=trick_to_proto(view.leader, view.trick, -1),
         leader=view.leader,
@@ -279,7 +280,8 @@ def _enum(kind: type[_EnumT], value: int) -> _EnumT:
     return cast(_EnumT, int(value))
 
 
-def _look_to_proto(event: LookEvent) -> pb.LookEvent:
+def look_to_proto(event: LookEvent) -> pb.LookEvent:
+    """A step of the look through the stock, as its viewer saw it."""
     message = pb.LookEvent(seat=event.seat, move=_enum(pb.StockMove, event.move))
     if event.card is not None:
         message.card = event.card
