@@ -45,7 +45,7 @@ from .table import (
     SeatEvent,
     TimeControl,
 )
-from .views import LookEvent, PlayerView
+from .views import LookEvent, PlayerView, make_view
 
 _EnumT = TypeVar("_EnumT", pb.StockMove, pb.Phase, pb.Decision)
 
@@ -291,8 +291,12 @@ def look_to_proto(event: LookEvent) -> pb.LookEvent:
 
 
 def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> PlayerView:
-    """Rebuild the engine's ``PlayerView`` (with ``legal`` as its legal actions)."""
-    return PlayerView(
+    """Rebuild the engine's ``PlayerView`` (with ``legal`` as its legal actions).
+
+    A bot does this at every request: the view is made as ``view_of`` makes it (through
+    its slots), and its sequences from lists rather than generators, which cost a bot
+    a third more per request."""
+    return make_view(
         seat=message.seat,
         options=options_from_proto(message.rules),
         hand_number=message.hand_number,
@@ -304,7 +308,7 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         legal_actions=tuple(legal),
         hand=message.hand,
         hand_sizes=tuple(message.hand_sizes),  # type: ignore[arg-type]
-        bids=tuple((bid.seat, bid.amount) for bid in message.bids),
+        bids=tuple([(bid.seat, bid.amount) for bid in message.bids]),
         bidder=message.bidder,
         bid=message.bid,
         trump=message.trump,
@@ -316,17 +320,21 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         fill=message.fill,
         stock_size=message.stock_size,
         look=tuple(
-            LookEvent(
-                event.seat,
-                _STOCK_MOVES[event.move],
-                event.card if event.HasField("card") else None,
-                event.give_up if event.HasField("give_up") else None,
-            )
-            for event in message.look
+            [
+                LookEvent(
+                    event.seat,
+                    _STOCK_MOVES[event.move],
+                    event.card if event.HasField("card") else None,
+                    event.give_up if event.HasField("give_up") else None,
+                )
+                for event in message.look
+            ]
         ),
         look_card=message.look_card if message.HasField("look_card") else None,
         look_remaining=message.look_remaining,
-        tricks=tuple(Trick(trick.leader, _plays(trick), trick.winner) for trick in message.tricks),
+        tricks=tuple(
+            [Trick(trick.leader, _plays(trick), trick.winner) for trick in message.tricks]
+        ),
         trick=_plays(message.trick),
         leader=message.leader,
         jokers_played=message.jokers_played,
