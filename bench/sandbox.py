@@ -7,8 +7,10 @@ Everything is measured in one run, on and off interleaved, and reported as ratio
   plain process and in the sandbox (bubblewrap, a cgroup, setpriv). Target: at most
   50 ms more. Then its close (shutdown, exit, and in the sandbox the cgroup's removal).
 - games per second: games between four greedy bots through one referee, on and off,
-  with the referee process's CPU per decision; the ratio on/off is taken round by round.
-  Target: the sandbox costs at most 10%.
+  with the CPU per decision of the referee process and of the bots (each bot's cgroup
+  on, its process off); the ratio on/off is taken round by round. Target: the sandbox
+  costs at most 10%. The CPU figures wait for no core, so a loaded machine, which
+  swings the games per second of a round by 2x, moves them far less.
 - pausing: what stopping a bot between its decisions costs per decision, by each
   method the kernel offers: v2 ``cgroup.freeze``, and SIGSTOP/SIGCONT to each of the
   group's processes (the fallback without a v2 hierarchy).
@@ -30,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from pitch_referee import cgroups
@@ -69,13 +72,33 @@ def spawn_times(launcher: Launcher, runs: int) -> list[tuple[float, float]]:
     return times
 
 
-async def games_per_second(sandbox: SandboxLimits | None, games: int) -> tuple[float, float]:
-    """Games per second, and the referee process's CPU per non-forced decision (us)."""
+@dataclass
+class Speed:
+    """One side of a round: games per second, and CPU per non-forced decision (us)."""
+
+    games_per_s: float
+    referee_us: float
+    bots_us: float
+
+
+def bot_cpu(bot: BotProcess) -> float:
+    """CPU seconds of a live bot: its cgroup's in the sandbox, else its process's."""
+    if (seconds := bot.cpu_seconds()) is not None:
+        return seconds
+    assert bot.process is not None
+    fields = Path(f"/proc/{bot.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def games_per_second(sandbox: SandboxLimits | None, games: int) -> Speed:
+    """Games per second, and the CPU per non-forced decision of the referee and bots."""
     settings = RefereeSettings(sandbox=sandbox)
     with tempfile.TemporaryDirectory() as logs:
         async with Referee(Path(logs), settings, announce=print) as referee:
             slots = [PlayerSlot(f"s{seat}", GREEDY_BOT, "greedy") for seat in range(4)]
             await referee.play(slots, game_id="warm-up", seed=0)  # processes started
+            bots = [await referee.bot(slot) for slot in slots]
+            bots_cpu = sum(bot_cpu(bot) for bot in bots)
             started, cpu, decisions = time.perf_counter(), time.process_time(), 0
             for game in range(games):
                 result = await referee.play(
@@ -87,7 +110,13 @@ async def games_per_second(sandbox: SandboxLimits | None, games: int) -> tuple[f
                     for decision in hand["decisions"]
                 )
             rate = games / (time.perf_counter() - started)
-            return rate, (time.process_time() - cpu) / decisions * 1e6
+            referee_us = (time.process_time() - cpu) / decisions * 1e6
+            bots_us = (sum(bot_cpu(bot) for bot in bots) - bots_cpu) / decisions * 1e6
+            return Speed(rate, referee_us, bots_us)
+
+
+def _cpu(speed: Speed) -> float:
+    return speed.referee_us + speed.bots_us
 
 
 def pause_cost(group: cgroups.Cgroup, rounds: int) -> float:
@@ -132,16 +161,24 @@ def main() -> None:
         on = asyncio.run(games_per_second(SandboxLimits(), args.games))
         rounds.append((off, on))
         print(
-            f"  round: off {off[0]:.2f} games/s ({off[1]:.0f} us referee CPU a decision), "
-            f"on {on[0]:.2f} ({on[1]:.0f} us): on/off {on[0] / off[0]:.3f}"
+            f"  round: off {off.games_per_s:.2f} games/s (CPU a decision: referee "
+            f"{off.referee_us:.0f} us, bots {off.bots_us:.0f} us), on {on.games_per_s:.2f} "
+            f"({on.referee_us:.0f}, {on.bots_us:.0f}): "
+            f"on/off {on.games_per_s / off.games_per_s:.3f}"
         )
-    ratios = [on[0] / off[0] for off, on in rounds]
-    cpu = statistics.median(on[1] - off[1] for off, on in rounds)
+    ratios = [on.games_per_s / off.games_per_s for off, on in rounds]
+    cpu_ratios = [_cpu(on) / _cpu(off) for off, on in rounds]
+    referee = statistics.median(on.referee_us - off.referee_us for off, on in rounds)
+    bots = statistics.median(on.bots_us - off.bots_us for off, on in rounds)
     print(
         f"games per second, greedy x4, {args.rounds} rounds of {args.games} games on and off: "
         f"on/off median {statistics.median(ratios):.3f} (range {min(ratios):.3f} to "
-        f"{max(ratios):.3f}): the sandbox costs {(1 - statistics.median(ratios)) * 100:.1f}%; "
-        f"the referee's CPU, +{cpu:.0f} us a decision"
+        f"{max(ratios):.3f}): the sandbox costs {(1 - statistics.median(ratios)) * 100:.1f}%"
+    )
+    print(
+        f"CPU a decision (referee + bots), on/off median {statistics.median(cpu_ratios):.3f} "
+        f"(range {min(cpu_ratios):.3f} to {max(cpu_ratios):.3f}): the referee's "
+        f"{referee:+.0f} us, the bots' {bots:+.0f} us a decision"
     )
 
     factory = cgroups.detect()
