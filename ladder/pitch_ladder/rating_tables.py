@@ -392,7 +392,11 @@ def _kept_fit(session: Session) -> Fit:
 
 
 def _keep_fit(session: Session, fit: Fit, through: int | None) -> None:
+    """Keep ``fit`` with where each line of the standings stands by it (``placements``)."""
+    from .standings import placements  # which imports this module
+
     group_of = {version: i for i, group in enumerate(fit.groups) for version in group}
+    placed = placements(session, fit)
     rows = [
         {
             "version_id": version,
@@ -401,6 +405,9 @@ def _keep_fit(session: Session, fit: Fit, through: int | None) -> None:
             "upper": rating.upper,
             "games": rating.games,
             "group_index": group_of[version],
+            "place": placed[version].place if version in placed else None,
+            "rank": placed[version].rank if version in placed else None,
+            "group_number": placed[version].group if version in placed else None,
         }
         for version, rating in fit.ratings.items()
     ]
