@@ -27,7 +27,13 @@ The Bradley-Terry fit of all games (``ratings.fit_arrays_by_group`` of the pair 
 is computed after the games change, started from the fit kept before (a step or two from
 the new maximum), and kept (``fit_rating``, valid while ``fit_state`` names the newest
 game): ``current_fit`` refits when it is stale, ``kept_fit`` answers the kept one at
-once, stale or not, for readers that refit in the background.
+once, stale or not, for readers that refit in the background. Each kept fit carries where
+each line of the standings stands by it (``standings.placements``: ``fit_rating``'s
+place, rank and group number), so that the standings are read a page at a time without
+refitting (``standings.standings_page``). Storing games never refits (a refit costs
+seconds at ten thousand bots): ``ladder run`` refits at its end, the web server in the
+background when a reader finds the fit stale, and a bulk import should call
+``current_fit`` once when it is done.
 """
 
 from __future__ import annotations
