@@ -266,13 +266,11 @@ def standings_page(session: Session, offset: int, limit: int) -> StandingsPage:
     bot retired since leaves its line out (a page may be shorter) and a new version is
     among the unplaced lines.
     """
-    newest = session.exec(select(func.max(Game.id))).one()
-    state = session.get(FitState, FIT_ROW)
-    if state is None:
+    kept, through, newest, last_place, total = session.exec(_page_header()).one()
+    if not kept:
         current_fit(session)
-        state = session.get(FitState, FIT_ROW)
-    placed = session.exec(select(func.max(FitRating.place))).one()
-    placed = 0 if placed is None else placed + 1
+        kept, through, newest, last_place, total = session.exec(_page_header()).one()
+    placed = 0 if last_place is None else last_place + 1
     shown = col(Bot.active) & ~_newer_version_exists()
     rows = []
     if offset < placed:
@@ -299,14 +297,23 @@ def standings_page(session: Session, offset: int, limit: int) -> StandingsPage:
             .offset(max(offset - placed, 0))
             .limit(offset + limit - max(offset, placed)),
         )
-    total = session.exec(
+    teams = team_ratings(session) if rows else {}
+    return StandingsPage([_line(row, teams) for row in rows], total, offset, through, newest)
+
+
+def _page_header() -> Any:
+    """What a page needs besides its lines, in one query (one round trip): whether a fit
+    is kept, the newest game it is of, the newest game, its last place and the lines."""
+    return select(
+        select(func.count()).select_from(FitState).scalar_subquery(),
+        select(FitState.through_game_id).where(FitState.id == FIT_ROW).scalar_subquery(),
+        select(func.max(Game.id)).scalar_subquery(),
+        select(func.max(FitRating.place)).scalar_subquery(),
         select(func.count())
         .select_from(Bot)
         .where(col(Bot.active), select(BotVersion.id).where(BotVersion.bot_id == Bot.id).exists())
-    ).one()
-    teams = team_ratings(session) if rows else {}
-    through = None if state is None else state.through_game_id
-    return StandingsPage([_line(row, teams) for row in rows], total, offset, through, newest)
+        .scalar_subquery(),
+    )
 
 
 def _newer_version_exists() -> Any:
