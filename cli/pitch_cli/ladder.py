@@ -346,7 +346,13 @@ def standings(
         raise typer.BadParameter("pages list the active bots only: drop --all", param_hint="--all")
     with open_ladder(ladder, db) as opened:
         shown = standings_page_of(opened, (page - 1) * page_size, page_size)
-    pages = max(1, -(-shown.total // page_size))
+    if not shown.total:
+        from pitch_ladder.errors import LadderError
+
+        raise LadderError(
+            f"no active bots in the ladder at {ladder}: submit some with `pitch ladder submit DIR`"
+        )
+    pages = -(-shown.total // page_size)
     if page > pages:
         raise typer.BadParameter(f"the standings have {pages} page(s) of {page_size} lines")
     output_console(TABLE_WIDTH).print(standings_table(shown.lines))

@@ -10,7 +10,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from ladder_testkit import add_match, cli, ladder_with, store_game
+from ladder_testkit import add_match, cli, cli_refusal, ladder_with, store_game
 from sqlalchemy import create_engine, func
 from sqlmodel import Session, SQLModel, select
 from typer.testing import CliRunner
@@ -129,6 +129,14 @@ def test_pitch_ladder_standings_page_shows_one_page_and_where_it_is(
     ]:
         result = CliRunner().invoke(app, ["ladder", "standings", *args, *map(str, where)])
         assert result.exit_code == 2 and refusal in " ".join(result.output.split()), result.output
+
+
+def test_pitch_ladder_standings_page_of_a_ladder_without_bots_says_to_submit_some(
+    tmp_path: Path,
+) -> None:
+    ladder_with("", tmp_path, [])[0].close()
+    refusal = cli_refusal("ladder", "standings", "--page", "1", "--ladder", tmp_path / "ladder")
+    assert "no active bots in the ladder" in refusal and "pitch ladder submit" in refusal
 
 
 def test_migration_0012_forgets_the_kept_fit_so_the_next_read_places_every_line(
