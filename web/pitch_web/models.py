@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pitch_ladder.games import GameInfo
     from pitch_ladder.ladder import BotInfo
     from pitch_ladder.standings import Standing
+    from pitch_ladder.standings import StandingsPage as LadderStandingsPage
     from pitch_referee.match.listing import MatchListing
     from pitch_referee.team_ratings import TeamRating
 
@@ -187,6 +188,20 @@ class MatchesPage(BaseModel):
     next: str | None = Field(description="The next page's URL; None on the last page.")
 
 
+class StandingsPage(BaseModel):
+    standings: list[StandingOut]
+    total: int = Field(description="Lines in the whole standings (the active bots).")
+    fit_through_game: int | None = Field(
+        description="The ratings, ranks and order are the fit of the games up to this one "
+        "(None: there was no game then)."
+    )
+    newest_game: int | None = Field(
+        description="The newest game stored, which Elo and the counts include. When it is "
+        "past `fit_through_game`, a refit is running: the next answers show it."
+    )
+    next: str | None = Field(description="The next page's URL; None on the last page.")
+
+
 class GamesPage(BaseModel):
     games: list[GameOut]
     next: str | None = Field(description="The next page's URL; None on the last page.")
@@ -215,6 +230,16 @@ def standing(line: Standing) -> StandingOut:
         score=line.score,
         team=team_rating(team),
         url=path_url("/bots", line.bot),
+    )
+
+
+def standings_page(page: LadderStandingsPage, next_url: str | None) -> StandingsPage:
+    return StandingsPage(
+        standings=[standing(line) for line in page.lines],
+        total=page.total,
+        fit_through_game=page.fit_through_game,
+        newest_game=page.newest_game,
+        next=next_url,
     )
 
 
