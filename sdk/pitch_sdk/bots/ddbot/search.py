@@ -34,9 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic
 
-from ...actions import Action
-from ...analysis import solve
-from ...cards import team_of
+from ...actions import Action, Play
+from ...analysis import Solver
+from ...cards import Card, team_of
 from ...determinize import determinize
 from ...progress import PLAYING
 from ...rules import CHANCE, TERMINAL, GameState, hand_gains
@@ -111,14 +111,22 @@ def _winner(
 class _Sample:
     """One sampled deal: each candidate's value, solving each first lead once."""
 
-    def __init__(self, world: GameState, team: int) -> None:
+    def __init__(self, world: GameState, team: int, solver: Solver) -> None:
         self.world = world
         self.team = team
+        self.solver = solver
         self.solved: dict[tuple[object, ...], tuple[int, int]] = {}
         """Each team's points from a position of the play, by the position's cards."""
+        self.card_taken: dict[Card, tuple[int, int]] | None = None
+        """When the decision is a card: each team's points after each legal card."""
 
     def value_of(self, action: Action) -> float:
         """The candidate played on this sample, the hand taken to its play and solved."""
+        if isinstance(action, Play):  # every card at once, from one search
+            if self.card_taken is None:
+                outcomes = self.solver.card_outcomes(self.world)
+                self.card_taken = {card: outcome.taken for card, outcome in outcomes.items()}
+            return value(self.world, self.card_taken[action.card], self.team)
         state = self.world.copy()
         state.advance(action)
         to_the_play(state)
@@ -130,8 +138,13 @@ class _Sample:
         )  # fmt: skip
         taken = self.solved.get(key)
         if taken is None:
-            taken = self.solved[key] = solve(state).taken
+            taken = self.solved[key] = self.solver.solve(state).taken
         return value(state, taken, self.team)
+
+    @property
+    def solves(self) -> int:
+        """Searches run on this sample: one for all the cards, one per first lead else."""
+        return len(self.solved) + (self.card_taken is not None)
 
 
 def search(
@@ -165,15 +178,16 @@ def search(
     team = team_of(view.seat)
     totals = [0.0] * len(candidates)
     worlds = solves = 0
+    solver = Solver()  # the samples share its tables
     while worlds < max_worlds:
         if worlds >= MIN_WORLDS and time.perf_counter() >= deadline:
             break
-        sample = _Sample(determinize(view, rng), team)
+        sample = _Sample(determinize(view, rng), team, solver)
         for index, action in enumerate(candidates):
             totals[index] += sample.value_of(action)
             if not worlds and time.perf_counter() > first_by:
                 return None
-        solves += len(sample.solved)
+        solves += sample.solves
         worlds += 1
     best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
     means = {candidates[i]: totals[i] / worlds for i in range(len(candidates))}
