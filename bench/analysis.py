@@ -8,6 +8,11 @@ hardest hands), then solved by ``pitch_sdk.analysis.solve`` and by the plain mem
 the solver's time (median, 99th percentile), its nodes, and the exhaustive search's
 nodes divided by the solver's, deal by deal (a deal the solver settles from its bounds
 alone, with no node, counts as one node there).
+
+A second table times what ddbot does at a first lead: every legal card valued on
+``--samples`` sampled deals of the leader's view, three ways interleaved deal by deal: a
+fresh solve after each card (ddbot 1.3), ``Solver().card_outcomes`` on each sample (one
+search for all the cards), and one ``Solver`` kept across the decision's samples.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import random
 import statistics
 import time
 
-from pitch_sdk.analysis import exhaustive_solve, solve
+from pitch_sdk.analysis import Solver, exhaustive_solve, solve
 from pitch_sdk.analysis.samples import first_lead
+from pitch_sdk.determinize import determinize
+from pitch_sdk.rules import GameState
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -53,11 +60,46 @@ def measure(deals: int, seed: int, most_trumps: bool) -> dict[str, float]:
     }
 
 
+def each_card_solved(state: GameState) -> dict[int, tuple[int, int]]:
+    """Every legal card's outcome by a fresh solve after it (ddbot 1.3's way)."""
+    taken = {}
+    for action in state.legal_actions():
+        after = state.copy()
+        after.advance(action)
+        taken[action.card] = solve(after).taken  # type: ignore[attr-defined]
+    return taken
+
+
+def measure_samples(deals: int, samples: int, seed: int) -> dict[str, float]:
+    """Seconds to value every card on ``samples`` samples of a first lead, three ways."""
+    rng = random.Random(seed)
+    seconds = {"a solve per card": 0.0, "one search a sample": 0.0, "one Solver a decision": 0.0}
+    for deal in range(deals):
+        state = first_lead(rng, deal % 2 == 0)
+        worlds = [determinize(state.view(state.to_move), rng) for _ in range(samples)]
+        start = time.perf_counter()
+        expected = [each_card_solved(world) for world in worlds]
+        seconds["a solve per card"] += time.perf_counter() - start
+        start = time.perf_counter()
+        for world in worlds:
+            Solver().card_outcomes(world)
+        seconds["one search a sample"] += time.perf_counter() - start
+        start = time.perf_counter()
+        solver = Solver()
+        shared = [solver.card_outcomes(world) for world in worlds]
+        seconds["one Solver a decision"] += time.perf_counter() - start
+        if [{card: o.taken for card, o in outcomes.items()} for outcomes in shared] != expected:
+            raise SystemExit(f"the card outcomes disagree with the solves on {state!r}")
+    return seconds
+
+
 def main() -> None:
     """Print one table row per kind of deal."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=200, help="deals of each kind")
     parser.add_argument("--seed", type=int, default=22)
+    parser.add_argument("--samples", type=int, default=16, help="samples of each first lead")
+    parser.add_argument("--sampled-deals", type=int, default=30, help="first leads sampled")
     args = parser.parse_args()
     print(
         "| trumps | median ms | p99 ms | median nodes | p99 nodes | exhaustive median | "
@@ -72,6 +114,12 @@ def main() -> None:
             f"{row['median exhaustive nodes']:.0f} | {row['median ratio']:.0f}x | "
             f"{row['worst ratio']:.0f}x |"
         )
+    seconds = measure_samples(args.sampled_deals, args.samples, args.seed)
+    base = seconds["a solve per card"]
+    print(f"\nEvery card of a first lead on {args.samples} samples, {args.sampled_deals} deals:")
+    print("| way | ms a decision | speed-up |\n|---|---|---|")
+    for way, spent in seconds.items():
+        print(f"| {way} | {spent / args.sampled_deals * 1e3:.0f} | {base / spent:.2f}x |")
 
 
 if __name__ == "__main__":
