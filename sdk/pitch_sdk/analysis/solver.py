@@ -71,7 +71,7 @@ class Solver:
     work. ``MAX_ENTRIES`` caps the memory: past it the tables start afresh.
     """
 
-    MAX_ENTRIES = 400_000
+    MAX_ENTRIES = 300_000
     """Entries in the two tables together past which they are emptied before a solve."""
 
     def __init__(self) -> None:
