@@ -52,6 +52,9 @@ ENOUGH_WORLDS = 32
 """The fewest samples a solved search must have time for, judged by its first sample.
 Fewer would let a handful of deals decide (solved bids on 2 to 16 samples overbid: half
 of them set, docs/ddbot.md); the bot plays the hand out by rollouts instead."""
+ENOUGH_PLAY_WORLDS = 16
+"""The same for a card: cards played on 16 solved samples beat cards played on 40
+rolled-out ones by some +200 Elo (bench/ddbot.py, bench/RESULTS.md)."""
 
 
 @dataclass
@@ -155,6 +158,7 @@ def search(
     *,
     max_worlds: int = MAX_WORLDS,
     enough: int = ENOUGH_WORLDS,
+    solver: Solver | None = None,
 ) -> SearchResult[ChoiceT] | None:
     """Pick the candidate with the best average double-dummy value over sampled deals,
     or ``None`` as soon as the first sample shows that ``enough`` samples (or
@@ -168,6 +172,8 @@ def search(
         deadline: the ``time.perf_counter()`` value to stop at.
         max_worlds: the most samples to take.
         enough: the fewest samples worth averaging.
+        solver: the solver whose tables to use and keep (a fresh one if none): its
+            entries hold for any deal, so the decisions of one hand can share it.
 
     Returns:
         The best candidate (ties: the first listed) and the figures behind it; ``None``
@@ -178,7 +184,7 @@ def search(
     team = team_of(view.seat)
     totals = [0.0] * len(candidates)
     worlds = solves = 0
-    solver = Solver()  # the samples share its tables
+    solver = solver or Solver()  # the samples share its tables
     while worlds < max_worlds:
         if worlds >= MIN_WORLDS and time.perf_counter() >= deadline:
             break
