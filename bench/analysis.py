@@ -22,6 +22,7 @@ import random
 import statistics
 import time
 
+from pitch_sdk.actions import Play
 from pitch_sdk.analysis import Solver, exhaustive_solve, solve
 from pitch_sdk.analysis.samples import first_lead
 from pitch_sdk.determinize import determinize
@@ -64,9 +65,10 @@ def each_card_solved(state: GameState) -> dict[int, tuple[int, int]]:
     """Every legal card's outcome by a fresh solve after it (ddbot 1.3's way)."""
     taken = {}
     for action in state.legal_actions():
+        assert isinstance(action, Play)  # a first lead
         after = state.copy()
         after.advance(action)
-        taken[action.card] = solve(after).taken  # type: ignore[attr-defined]
+        taken[action.card] = solve(after).taken
     return taken
 
 
