@@ -124,6 +124,7 @@ class Solver:
         best_strength, best_seat = position.best
         strength_of_card = STRENGTH[state.trump]
         outcomes = {}
+        last = -1
         for action in state.legal_actions():
             assert isinstance(action, Play)  # the state is in the play
             card = action.card
@@ -144,7 +145,7 @@ class Solver:
             else:
                 low, high = mid_trick_bounds(hands, queue, 1, new_strength, new_seat, gained)
                 probe = partial(search.play, hands, queue, 1, new_strength, new_seat, gained)
-            value = _mtdf(probe, low, high)
+            value = last = _mtdf(probe, low, high, last)
             hands[seat] ^= bit
             if settled >= 0:
                 hands[settled] ^= _SETTLE
@@ -162,10 +163,11 @@ class Solver:
         return search
 
 
-def _mtdf(probe: Callable[[int, int], int], low: int, high: int) -> int:
+def _mtdf(probe: Callable[[int, int], int], low: int, high: int, guess: int = -1) -> int:
     """The value between ``low`` and ``high`` by MTD(f): null-window probes
     (``probe(alpha, beta)``, a fail-soft search), each bounding it from one side."""
-    guess = (low + high) // 2
+    if not low <= guess <= high:
+        guess = (low + high) // 2
     while low < high:
         beta = guess + 1 if guess == low else guess
         guess = probe(beta - 1, beta)
@@ -235,11 +237,23 @@ def _last_trick(hands: list[int], queue: tuple[int, ...]) -> int:
     return 0 if winner & 1 else points
 
 
-def _order_against(slot: int, best_strength: int) -> tuple[bool, int, int]:
-    """Where a card comes in the order of a seat whose opponents hold the trick: the
-    cheapest card that takes it first, then the cheapest losers, point cards last."""
-    loses = _STRENGTH_OF_SLOT[slot] < best_strength
-    return loses, _SLOT_POINTS[slot] if loses else 0, _STRENGTH_OF_SLOT[slot]
+_WITH_PARTNER = tuple(
+    -32 * _SLOT_POINTS[slot] + _STRENGTH_OF_SLOT[slot] for slot in range(FLOATING + 1)
+)
+"""Where a card comes in the order of a seat whose partner holds the trick: its point
+cards first, the dearest first, then its cheapest cards."""
+_AGAINST = tuple(
+    tuple(
+        1024 + 32 * _SLOT_POINTS[slot] + _STRENGTH_OF_SLOT[slot]
+        if _STRENGTH_OF_SLOT[slot] < best_strength
+        else _STRENGTH_OF_SLOT[slot]
+        for slot in range(FLOATING + 1)
+    )
+    for best_strength in range(FLOATING + 1)
+)
+"""Where a card comes in the order of a seat whose opponents hold the trick with a card
+of a given strength: the cheapest card that takes it first, then the cheapest losers,
+point cards last."""
 
 
 class _Search:
@@ -376,11 +390,9 @@ class _Search:
     def _moves(hands: list[int], seat: int, best_strength: int, best_seat: int) -> list[int]:
         """The seat's cards with one of each run of equivalents, the likeliest best first."""
         hand = hands[seat]
-        others = 0
-        for other in SEATS:
-            if other != seat:
-                others |= hands[other]
-        if others & _FLOATING_BIT:
+        every = hands[0] | hands[1] | hands[2] | hands[3]
+        others = every & ~hand
+        if every & _FLOATING_BIT:  # the other floating joker is in another hand
             others |= _BOTH_JOKER_SLOTS
         if best_strength >= 0:
             others |= 1 << best_strength
@@ -403,7 +415,7 @@ class _Search:
         if best_seat < 0:
             moves.reverse()  # lead from the top
         elif TEAM_OF[best_seat] == TEAM_OF[seat]:
-            moves.sort(key=lambda slot: (-_SLOT_POINTS[slot], _STRENGTH_OF_SLOT[slot]))
+            moves.sort(key=_WITH_PARTNER.__getitem__)
         else:
-            moves.sort(key=lambda slot: _order_against(slot, best_strength))
+            moves.sort(key=_AGAINST[best_strength].__getitem__)
         return moves
