@@ -21,9 +21,10 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Callable
 
 from pitch_sdk.actions import Play
-from pitch_sdk.analysis import Solver, exhaustive_solve, solve
+from pitch_sdk.analysis import HandOutcome, Solver, exhaustive_solve, solve
 from pitch_sdk.analysis.samples import first_lead
 from pitch_sdk.determinize import determinize
 from pitch_sdk.rules import GameState
@@ -61,38 +62,44 @@ def measure(deals: int, seed: int, most_trumps: bool) -> dict[str, float]:
     }
 
 
-def each_card_solved(state: GameState) -> dict[int, tuple[int, int]]:
+def each_card_solved(state: GameState) -> dict[int, HandOutcome]:
     """Every legal card's outcome by a fresh solve after it (ddbot 1.3's way)."""
-    taken = {}
+    outcomes = {}
     for action in state.legal_actions():
         assert isinstance(action, Play)  # a first lead
         after = state.copy()
         after.advance(action)
-        taken[action.card] = solve(after).taken
-    return taken
+        outcomes[action.card] = solve(after)
+    return outcomes
 
 
-def measure_samples(deals: int, samples: int, seed: int) -> dict[str, float]:
-    """Seconds to value every card on ``samples`` samples of a first lead, three ways."""
+def measure_samples(deals: int, samples: int, seed: int) -> dict[str, tuple[float, int]]:
+    """Seconds and nodes to value every card on ``samples`` samples of a first lead,
+    three ways."""
     rng = random.Random(seed)
-    seconds = {"a solve per card": 0.0, "one search a sample": 0.0, "one Solver a decision": 0.0}
+    ways: dict[str, Callable[[], Callable[[GameState], dict[int, HandOutcome]]]] = {
+        "a solve per card": lambda: each_card_solved,
+        "one search a sample": lambda: lambda world: Solver().card_outcomes(world),
+        "one Solver a decision": lambda: Solver().card_outcomes,
+    }
+    figures = dict.fromkeys(ways, (0.0, 0))
     for deal in range(deals):
         state = first_lead(rng, deal % 2 == 0)
         worlds = [determinize(state.view(state.to_move), rng) for _ in range(samples)]
-        start = time.perf_counter()
-        expected = [each_card_solved(world) for world in worlds]
-        seconds["a solve per card"] += time.perf_counter() - start
-        start = time.perf_counter()
-        for world in worlds:
-            Solver().card_outcomes(world)
-        seconds["one search a sample"] += time.perf_counter() - start
-        start = time.perf_counter()
-        solver = Solver()
-        shared = [solver.card_outcomes(world) for world in worlds]
-        seconds["one Solver a decision"] += time.perf_counter() - start
-        if [{card: o.taken for card, o in outcomes.items()} for outcomes in shared] != expected:
+        found = []
+        for way, make in ways.items():
+            start = time.perf_counter()
+            value_cards = make()
+            outcomes = [value_cards(world) for world in worlds]
+            spent, nodes = figures[way]
+            figures[way] = (
+                spent + time.perf_counter() - start,
+                nodes + sum(o.nodes for cards in outcomes for o in cards.values()),
+            )
+            found.append([{card: o.taken for card, o in cards.items()} for cards in outcomes])
+        if any(taken != found[0] for taken in found):
             raise SystemExit(f"the card outcomes disagree with the solves on {state!r}")
-    return seconds
+    return figures
 
 
 def main() -> None:
@@ -116,12 +123,17 @@ def main() -> None:
             f"{row['median exhaustive nodes']:.0f} | {row['median ratio']:.0f}x | "
             f"{row['worst ratio']:.0f}x |"
         )
-    seconds = measure_samples(args.sampled_deals, args.samples, args.seed)
-    base = seconds["a solve per card"]
+    figures = measure_samples(args.sampled_deals, args.samples, args.seed)
+    base_s, base_nodes = figures["a solve per card"]
     print(f"\nEvery card of a first lead on {args.samples} samples, {args.sampled_deals} deals:")
-    print("| way | ms a decision | speed-up |\n|---|---|---|")
-    for way, spent in seconds.items():
-        print(f"| {way} | {spent / args.sampled_deals * 1e3:.0f} | {base / spent:.2f}x |")
+    print(
+        "| way | ms a decision | speed-up | nodes a decision | fewer nodes |\n|---|---|---|---|---|"
+    )
+    for way, (spent, nodes) in figures.items():
+        print(
+            f"| {way} | {spent / args.sampled_deals * 1e3:.0f} | {base_s / spent:.2f}x | "
+            f"{nodes / args.sampled_deals:.0f} | {base_nodes / nodes:.2f}x |"
+        )
 
 
 if __name__ == "__main__":
