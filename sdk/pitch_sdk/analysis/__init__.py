@@ -3,8 +3,8 @@
 ``solve(state)`` takes a ``GameState`` anywhere in the play of a hand (after the bidding,
 trumps, discards and the stock) and returns a ``HandOutcome``: the points each team takes
 in the hand when every seat plays its best for its team, and whether the bid is made.
-A ``Solver`` keeps its tables from one solve to the next (the solves of one decision's
-samples share much of their work) and values every legal card of a position from one
+A ``Solver`` keeps its tables from one solve to the next (an entry holds for any deal
+with the same four hands) and values every legal card of a position from one
 search (``Solver().card_outcomes(state)``).
 The objective is defined in ``outcome.py``; ``exhaustive_solve`` is the plain reference
 search the solver is tested against.

@@ -66,9 +66,11 @@ class Solver:
 
     Both tables key on every seat's cards (a trick start on the hands and the leader, a
     position inside a trick on the hands and the trick so far), so an entry holds for
-    any position with that key, whatever deal or line of play it came from: the solves
-    of one decision's sampled deals, or of each card at a position, reuse one another's
-    work. ``MAX_ENTRIES`` caps the memory: past it the tables start afresh.
+    any position with that key, whatever deal or line of play it came from: the cards
+    of ``card_outcomes`` reuse one another's work, and so may the solves of one deal's
+    candidates. (Different deals rarely meet the same four hands: kept across 16
+    sampled deals, the tables saved 0.2% of the nodes.) ``MAX_ENTRIES`` caps the
+    memory: past it the tables start afresh.
     """
 
     MAX_ENTRIES = 300_000

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...actions import Decision
-from ...analysis import Solver
 from ...views import PlayerView
 from ..montecarlo import MonteCarloBot
 from ..montecarlo.search import ChoiceT, deadline_of
@@ -46,11 +45,6 @@ class DoubleDummyBot(MonteCarloBot):
         decision and cards in hand); a lower bound when the try was abandoned."""
         self._skipped: dict[tuple[Decision, int], int] = {}
         """Decisions of each kind sent to the rollouts since the last try."""
-        self._solver = Solver()
-        """The solver of the current hand's decisions: their samples meet the same
-        late positions again, and a table entry holds for any deal."""
-        self._solver_hand = -1
-        """The hand ``_solver`` serves; a new hand starts a fresh one."""
 
     def _search(self, view: PlayerView, candidates: Sequence[ChoiceT]) -> ChoiceT:
         started = time.perf_counter()
@@ -59,11 +53,9 @@ class DoubleDummyBot(MonteCarloBot):
         kind = (view.decision, view.hand.bit_count())
         result = None
         if self._worth_solving(kind, deadline - started):
-            if view.hand_number != self._solver_hand:
-                self._solver, self._solver_hand = Solver(), view.hand_number
             result = search(
                 view, candidates, self.rng, deadline, max_worlds=self.max_worlds,
-                enough=_enough(view.decision), solver=self._solver,
+                enough=_enough(view.decision),
             )  # fmt: skip
             spent = time.perf_counter() - started
             self._sample_s[kind] = spent / result.worlds if result else spent

@@ -7,7 +7,8 @@ One decision is searched like this:
 2. on a ``copy()`` of that one sample, play each candidate action; if the hand is not yet
    in its play (a bid, a trump, a discard, a pick-up, a look through the stock), take it
    there with the Monte Carlo bot's rollout policy (``to_the_play``); then solve the rest
-   of the hand with every card seen (``pitch_sdk.analysis.solve``);
+   of the hand with every card seen (``pitch_sdk.analysis.Solver``); a card decision
+   values every legal card from one search (``Solver.card_outcomes``);
 3. score each candidate by what the solved hand is worth to the seat's team (``value``,
    the Monte Carlo bot's measure: our score change minus theirs, plus or minus a bonus
    when the hand ends the game), and repeat with fresh samples until the time is spent.
@@ -158,7 +159,6 @@ def search(
     *,
     max_worlds: int = MAX_WORLDS,
     enough: int = ENOUGH_WORLDS,
-    solver: Solver | None = None,
 ) -> SearchResult[ChoiceT] | None:
     """Pick the candidate with the best average double-dummy value over sampled deals,
     or ``None`` as soon as the first sample shows that ``enough`` samples (or
@@ -172,8 +172,6 @@ def search(
         deadline: the ``time.perf_counter()`` value to stop at.
         max_worlds: the most samples to take.
         enough: the fewest samples worth averaging.
-        solver: the solver whose tables to use and keep (a fresh one if none): its
-            entries hold for any deal, so the decisions of one hand can share it.
 
     Returns:
         The best candidate (ties: the first listed) and the figures behind it; ``None``
@@ -184,11 +182,12 @@ def search(
     team = team_of(view.seat)
     totals = [0.0] * len(candidates)
     worlds = solves = 0
-    solver = solver or Solver()  # the samples share its tables
     while worlds < max_worlds:
         if worlds >= MIN_WORLDS and time.perf_counter() >= deadline:
             break
-        sample = _Sample(determinize(view, rng), team, solver)
+        # one solver a sample: its candidates share its tables; another sample's deal
+        # would hardly ever meet the same four hands (bench/RESULTS.md, "ddbot")
+        sample = _Sample(determinize(view, rng), team, Solver())
         for index, action in enumerate(candidates):
             totals[index] += sample.value_of(action)
             if not worlds and time.perf_counter() > first_by:
