@@ -36,8 +36,10 @@ plus one match whose games are stored as a poll stores them. Then:
 - the fit alone, on the pair totals in memory (at most 2,000 bots, also the dense Newton
   solve it replaced, ``ladder/tests/dense_bradley_terry.py``, for the ratio);
 - a cold refit: ``current_fit`` with no fit kept (read the totals, fit, keep the fit);
-- the web's read with the kept fit, then its first read after a new game (the kept fit,
-  stale, while a refit starts in the background: the read the target is about);
+- the web's page of the standings (``PAGE`` lines, the API's default) with the kept fit, at
+  the top and in the middle, and every line at once (``Ladder.standings``, the read before
+  pages), then the page's first read after a new game (the kept fit, stale, while a refit
+  starts in the background: the read the target is about);
 - the refit after new games (``current_fit``, started from the kept fit), as the
   background one and ``pitch ladder standings`` run it.
 
@@ -87,6 +89,7 @@ from pitch_ladder.runner import schedule_rounds
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
+from pitch_web.routes.api import PAGE
 from pitch_web.source import LadderSource
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "ladder" / "tests"))  # the reference
@@ -430,12 +433,17 @@ def measure_standings(ladder: Ladder, url: str | None, repeats: int) -> dict[str
     with Session(ladder.engine) as session:
         _clocked(results, "refit, cold (no fit kept): current_fit", current_fit, session)
     source = LadderSource(ladder.folder, url)
+    top, deep = (lambda: source.standings(0, PAGE)), (lambda: source.standings(bots // 2, PAGE))
     try:
-        source.standings()
-        results["web standings, kept fit"] = timed(source.standings, repeats)
+        top()
+        results["web standings page, kept fit"] = timed(top, repeats)
+        results["web standings page in the middle, kept fit"] = timed(deep, repeats)
+        results["every line (Ladder.standings, kept fit: the read before pages)"] = timed(
+            ladder.standings, repeats
+        )
         store_one(ladder)
-        lines = _clocked(results, "web standings, first read after a new game", source.standings)
-        assert len(lines) == bots
+        page = _clocked(results, "web standings page, first read after a new game", top)
+        assert page.total == bots and page.stale and len(page.lines) == PAGE
         source.refit.join(timeout=600)
     finally:
         source.close()

@@ -35,12 +35,14 @@ if TYPE_CHECKING:
     from pitch_ladder.games import GameInfo
     from pitch_ladder.ladder import Ladder, Submission
     from pitch_ladder.runner import ProgressCallback, RunProgress, RunReport
-    from pitch_ladder.standings import Standing
+    from pitch_ladder.standings import Standing, StandingsPage
 
 DEFAULT_FOLDER = Path("ladder-data")
 
 TABLE_WIDTH = 120
 """Columns when piped: one bot or game per line."""
+STANDINGS_PAGE = 50
+"""Lines a page of `pitch ladder standings --page`."""
 
 app = typer.Typer(
     name="ladder",
@@ -319,17 +321,61 @@ def restore(
 def standings(
     *,
     all_bots: Annotated[bool, typer.Option("--all", help="Include retired bots.")] = False,
+    page: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Show only this page of the active bots (1 is the top), read in order."
+        ),
+    ] = None,
+    page_size: Annotated[
+        int, typer.Option(min=1, max=10_000, help="Lines a page (with --page).")
+    ] = STANDINGS_PAGE,
     ladder: LadderOption = DEFAULT_FOLDER,
     db: DbOption = None,
 ) -> None:
     """Rank the bots' latest versions by a maximum-likelihood rating (95% interval) and Elo.
 
     Bots whose results do not connect (groups that never played each other, directly or
-    through other bots) are not comparable: each group is ranked on its own.
+    through other bots) are not comparable: each group is ranked on its own. With
+    thousands of bots, `--page` reads one page of the kept order instead of every bot.
     """
+    if page is None:
+        with open_ladder(ladder, db) as opened:
+            lines = opened.standings(all_bots)
+        output_console(TABLE_WIDTH).print(standings_table(lines))
+        return
+    if all_bots:
+        raise typer.BadParameter("pages list the active bots only: drop --all", param_hint="--all")
     with open_ladder(ladder, db) as opened:
-        lines = opened.standings(all_bots)
-    output_console(TABLE_WIDTH).print(standings_table(lines))
+        shown = standings_page_of(opened, (page - 1) * page_size, page_size)
+    if not shown.total:
+        from pitch_ladder.errors import LadderError
+
+        raise LadderError(
+            f"no active bots in the ladder at {ladder}: submit some with `pitch ladder submit DIR`"
+        )
+    pages = -(-shown.total // page_size)
+    if page > pages:
+        raise typer.BadParameter(f"the standings have {pages} page(s) of {page_size} lines")
+    output_console(TABLE_WIDTH).print(standings_table(shown.lines))
+    output_console().print(
+        f"page {page} of {pages}: lines {shown.offset + 1}-{shown.offset + len(shown.lines)} "
+        f"of {shown.total}, ratings as of game {shown.fit_through_game or 'none'}",
+        soft_wrap=True,
+    )
+
+
+def standings_page_of(opened: Ladder, offset: int, limit: int) -> StandingsPage:
+    """``standings.standings_page`` of ``opened``, fitted first if games came since the kept
+    fit (a command waits for the fit, as ``Ladder.standings`` does)."""
+    from sqlmodel import Session
+
+    from pitch_ladder.rating_tables import current_fit
+    from pitch_ladder.standings import standings_page
+
+    with Session(opened.engine) as session:
+        current_fit(session)
+        return standings_page(session, offset, limit)
 
 
 def standings_table(lines: list[Standing]) -> RenderableType:

@@ -276,6 +276,14 @@ class FitRatingBase(SQLModel):
     games: int
     group_index: int
     """Which of the fit's groups (``ratings.connected_groups`` order) the version is in."""
+    place: int | None = Field(default=None, index=True)
+    """The version's line in the standings of the active bots when the fit was kept (0 is
+    the first line: ``standings.placements``); ``None``: not shown then (an older
+    version, a retired bot). The standings are read a page at a time in this order."""
+    rank: int | None = None
+    """Its rank within its group then (``standings.Standing.rank``)."""
+    group_number: int | None = None
+    """Its group's number then (``standings.Standing.group``)."""
 
 
 class FitRating(FitRatingBase, table=True):

@@ -9,6 +9,13 @@ the same rank; the sequential Elo is shown beside it. Bots whose results do not 
 (groups that never met, directly or through other bots, ``ratings.connected_groups``)
 have no common scale: each group is fitted and ranked on its own, and each line says
 which group it is in.
+
+Where each line stands is worked out when a fit is kept (``placements``, called by
+``rating_tables``) and stored with it, so that the standings are read a page at a time
+(``standings_page``) without ranking, or even reading, every bot: a page costs the same
+at ten bots and at ten thousand. A page is as of the kept fit, which it says (Elo and the
+counts are always current); the writer side and the web's background refit keep it
+current.
 """
 
 from __future__ import annotations
@@ -16,17 +23,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sqlalchemy import func
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from pitch_referee.team_ratings import TeamRating
 
 from .database import driver_rows
-from .models import Bot, BotVersion, VersionRating
+from .models import Bot, BotVersion, FitRating, FitState, Game, VersionRating
 from .partnerships import team_ratings
-from .rating_tables import Fit, current_fit
+from .rating_tables import FIT_ROW, Fit, current_fit
 from .ratings import INITIAL_RATING, Rating
 
 RATING_TIE = 1e-6
@@ -129,6 +137,23 @@ class LatestRow(NamedTuple):
         return label_of(self.manifest_version, self.content_hash)
 
 
+_LATEST_COLUMNS = (
+    Bot.id,
+    Bot.name,
+    Bot.active,
+    BotVersion.id,
+    BotVersion.manifest_version,
+    BotVersion.content_hash,
+    BotVersion.folder,
+    VersionRating.elo,
+    VersionRating.games,
+    VersionRating.wins,
+    VersionRating.losses,
+    VersionRating.draws,
+)
+"""``LatestRow``'s columns, in its order."""
+
+
 def latest_rows(session: Session, include_retired: bool = False) -> list[LatestRow]:
     """``latest_versions`` with each version's results, as columns in one query, read by
     the driver (``database.driver_rows``): ten thousand bots without an object a row."""
@@ -138,20 +163,7 @@ def latest_rows(session: Session, include_retired: bool = False) -> list[LatestR
         .subquery()
     )
     query = (
-        select(
-            Bot.id,
-            Bot.name,
-            Bot.active,
-            BotVersion.id,
-            BotVersion.manifest_version,
-            BotVersion.content_hash,
-            BotVersion.folder,
-            VersionRating.elo,
-            VersionRating.games,
-            VersionRating.wins,
-            VersionRating.losses,
-            VersionRating.draws,
-        )
+        select(*_LATEST_COLUMNS)
         .join(latest, col(Bot.id) == latest.c.bot_id)
         .join(BotVersion, col(BotVersion.id) == latest.c.id)
         .outerjoin(VersionRating, col(VersionRating.version_id) == col(BotVersion.id))
@@ -159,10 +171,12 @@ def latest_rows(session: Session, include_retired: bool = False) -> list[LatestR
     )
     if not include_retired:
         query = query.where(col(Bot.active))
-    return [
-        LatestRow(bot, name, bool(active), *rest)
-        for bot, name, active, *rest in driver_rows(session, query)
-    ]
+    return [_latest_row(row) for row in driver_rows(session, query)]
+
+
+def _latest_row(row: Sequence[Any]) -> LatestRow:
+    bot, name, active, *rest = row
+    return LatestRow(bot, name, bool(active), *rest)
 
 
 def standings(
@@ -198,6 +212,149 @@ def standings(
         )
         for rank, row in _ranked(shown, groups, fit.ratings)
     ]
+
+
+class Placement(NamedTuple):
+    """Where a shown version stands in the standings (``placements``)."""
+
+    place: int
+    """Its line, from 0."""
+    rank: int
+    group: int
+
+
+def placements(session: Session, fit: Fit) -> dict[int, Placement]:
+    """Where each rated line of the standings of the active bots stands by ``fit``, by
+    version id: what ``standings`` ranks, kept with the fit (``rating_tables``) for
+    ``standings_page``. Versions without games have no place: they follow, by name."""
+    shown = latest_rows(session)
+    groups = _number_groups(fit.groups, {row.version_id: row.name for row in shown})
+    return {
+        row.version_id: Placement(place, rank, groups[row.version_id])
+        for place, (rank, row) in enumerate(_ranked(shown, groups, fit.ratings))
+        if rank is not None
+    }
+
+
+@dataclass(frozen=True)
+class StandingsPage:
+    """A page of the standings of the active bots (``standings_page``)."""
+
+    lines: list[Standing]
+    total: int
+    """Lines in the whole standings."""
+    offset: int
+    """Lines before this page."""
+    fit_through_game: int | None
+    """The newest game the ratings and ranks are the fit of (``None``: there was none)."""
+    newest_game: int | None
+    """The newest game stored now: Elo and the counts are of it."""
+
+    @property
+    def stale(self) -> bool:
+        """Whether games were stored after the fit shown: a refit is due."""
+        return self.fit_through_game != self.newest_game
+
+
+def standings_page(session: Session, offset: int, limit: int) -> StandingsPage:
+    """The lines ``offset`` to ``offset + limit`` of the active bots' standings, as of the
+    kept fit.
+
+    Never fits, but on a ladder with no fit kept yet (``current_fit``): the lines are the
+    kept fit's, in its order (``placements``: an index range), then the versions without
+    a place then, by name; Elo and the counts are current. Until the next fit is kept, a
+    bot retired since leaves its line out (a page may be shorter) and a new version is
+    among the unplaced lines.
+    """
+    kept, through, newest, last_place, total = session.exec(_page_header()).one()
+    if not kept:
+        current_fit(session)
+        kept, through, newest, last_place, total = session.exec(_page_header()).one()
+    placed = 0 if last_place is None else last_place + 1
+    shown = col(Bot.active) & ~_newer_version_exists()
+    rows = []
+    if offset < placed:
+        rows += driver_rows(
+            session,
+            select(*_PAGE_COLUMNS)
+            .select_from(FitRating)
+            .join(BotVersion, col(BotVersion.id) == col(FitRating.version_id))
+            .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+            .outerjoin(VersionRating, col(VersionRating.version_id) == col(BotVersion.id))
+            .where(col(FitRating.place) >= offset, col(FitRating.place) < offset + limit, shown)
+            .order_by(col(FitRating.place)),
+        )
+    if offset + limit > placed:
+        rows += driver_rows(
+            session,
+            select(*_PAGE_COLUMNS)
+            .select_from(Bot)
+            .join(BotVersion, col(BotVersion.bot_id) == col(Bot.id))
+            .outerjoin(FitRating, col(FitRating.version_id) == col(BotVersion.id))
+            .outerjoin(VersionRating, col(VersionRating.version_id) == col(BotVersion.id))
+            .where(shown, col(FitRating.place).is_(None))
+            .order_by(col(Bot.name))
+            .offset(max(offset - placed, 0))
+            .limit(offset + limit - max(offset, placed)),
+        )
+    teams = team_ratings(session) if rows else {}
+    return StandingsPage([_line(row, teams) for row in rows], total, offset, through, newest)
+
+
+def _page_header() -> Any:
+    """What a page needs besides its lines, in one query (one round trip): whether a fit
+    is kept, the newest game it is of, the newest game, its last place and the lines."""
+    return select(
+        select(func.count()).select_from(FitState).scalar_subquery(),
+        select(FitState.through_game_id).where(FitState.id == FIT_ROW).scalar_subquery(),
+        select(func.max(Game.id)).scalar_subquery(),
+        select(func.max(FitRating.place)).scalar_subquery(),
+        select(func.count())
+        .select_from(Bot)
+        .where(col(Bot.active), select(BotVersion.id).where(BotVersion.bot_id == Bot.id).exists())
+        .scalar_subquery(),
+    )
+
+
+def _newer_version_exists() -> Any:
+    """Whether the bot of ``bot_version`` has a later version: one step of its index."""
+    newer = aliased(BotVersion)
+    return (
+        select(newer.id)
+        .where(newer.bot_id == BotVersion.bot_id, col(newer.id) > col(BotVersion.id))
+        .exists()
+    )
+
+
+_PAGE_COLUMNS = (
+    *_LATEST_COLUMNS,
+    FitRating.rating,
+    FitRating.lower,
+    FitRating.upper,
+    FitRating.games,
+    FitRating.rank,
+    FitRating.group_number,
+)
+"""The columns of a page's lines: ``LatestRow``'s, then the kept fit's."""
+
+
+def _line(row: Sequence[Any], teams: Mapping[int, TeamRating]) -> Standing:
+    """A page's line from a row of ``_PAGE_COLUMNS``."""
+    *latest, rating, lower, upper, games, rank, group = row
+    version = _latest_row(latest)
+    return Standing(
+        rank=rank,
+        group=group,
+        bot=version.name,
+        version=version.label,
+        fit=None if rating is None else Rating(rating, lower, upper, games),
+        elo=INITIAL_RATING if version.elo is None else version.elo,
+        games=version.games or 0,
+        wins=version.wins or 0,
+        losses=version.losses or 0,
+        draws=version.draws or 0,
+        team=teams.get(version.version_id),
+    )
 
 
 def _number_groups(groups: Sequence[list[int]], names: Mapping[int, str]) -> dict[int, int]:

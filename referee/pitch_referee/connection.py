@@ -83,8 +83,8 @@ class BotConnection:
         self, request: pb.DecisionRequest, timeout_s: float, *, encoded: bytes = b""
     ) -> tuple[pb.Answer, float]:
         """Send a decision request and wait for its answer; returns (answer, seconds taken).
-        ``encoded``: more of the request's fields, already encoded (``framing``: its view
-        and events), sent with it.
+        ``encoded``: more of the request's fields, already encoded (``framing``: its legal
+        actions, view and events), sent with it.
 
         Raises:
             BotTimeoutError: no answer within ``timeout_s``.

@@ -5,8 +5,9 @@ length-delimited field (a sub-message) added to a message's bytes sets it, or ad
 element to a repeated one. The Python runtime copies a sub-message whenever it is put
 in another (a decision request's view into the request, the request into its
 ``RefereeMessage``): about twice the cost of encoding it, three times a decision. So the
-referee encodes the view and each event once (an event once for all four seats) and
-frames the bytes; the bot decodes the same message either way.
+referee encodes the view and each event once (an event once for all four seats; a legal
+action, the bids, a finished trick and the last hand once a game) and frames the bytes;
+the bot decodes the same message either way.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ _ONE_BYTE = [bytes((size,)) for size in range(0x80)]
 REQUEST = number_of(pb.RefereeMessage, "request")
 GAME_END = number_of(pb.RefereeMessage, "game_end")
 REQUEST_VIEW = number_of(pb.DecisionRequest, "view")
+REQUEST_LEGAL_ACTIONS = number_of(pb.DecisionRequest, "legal_actions")
 REQUEST_EVENTS = number_of(pb.DecisionRequest, "events")
 END_VIEW = number_of(pb.GameEnd, "view")
 END_EVENTS = number_of(pb.GameEnd, "events")
+VIEW_BIDS = number_of(pb.PlayerView, "bids")
+VIEW_LOOK = number_of(pb.PlayerView, "look")
+VIEW_TRICKS = number_of(pb.PlayerView, "tricks")
+VIEW_LAST_HAND = number_of(pb.PlayerView, "last_hand")

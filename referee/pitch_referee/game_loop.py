@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pitch_sdk.actions import InvalidActionError
+from pitch_sdk.actions import Action, InvalidActionError
 from pitch_sdk.cards import SEATS, Seat
 from pitch_sdk.faults import Fault, FaultKind
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.progress import HandResult, Trick
 from pitch_sdk.protocol import messages as pb
 from pitch_sdk.table import (
     Answer,
@@ -34,14 +35,17 @@ from pitch_sdk.table import (
     Turn,
     Watcher,
 )
-from pitch_sdk.views import PlayerView
+from pitch_sdk.views import LookEvent, PlayerView
 from pitch_sdk.wire import (
     action_from_proto,
     action_to_proto,
     event_to_proto,
     game_start_to_proto,
+    hand_result_to_proto,
+    look_to_proto,
     outcome_to_proto,
-    view_to_proto,
+    trick_to_proto,
+    view_now_to_proto,
 )
 
 from . import framing
@@ -63,6 +67,7 @@ __all__ = [
     "RemotePlayer",
     "TimeControl",
     "TimingGrid",
+    "ViewMessages",
     "fault_of",
     "play_game",
 ]
@@ -106,8 +111,8 @@ async def play_game(
         for seat in SEATS
     ]
     grid = TimingGrid(timing_grid_ms) if timing_grid_ms > 0 else None
-    messages = EventMessages()
-    players = [RemotePlayer(bot, grid, messages) for bot in bots]
+    messages, views = EventMessages(), ViewMessages()
+    players = [RemotePlayer(bot, grid, messages, views) for bot in bots]
     table = Table(
         players,
         seed=seed,
@@ -171,6 +176,75 @@ class EventMessages:
         return encoded
 
 
+class ViewMessages:
+    """What a game's requests repeat, encoded once for its four seats: each legal
+    action, the bids, each finished trick and the last hand's result, and each seat's
+    view of the look. The rest of a view may change at every decision
+    (``wire.view_now_to_proto``); these parts made half of the referee's encoding work
+    per decision (bench/RESULTS.md)."""
+
+    def __init__(self) -> None:
+        self._actions: dict[Action, bytes] = {}
+        self._tricks: dict[Trick, bytes] = {}
+        self._last_hand: tuple[HandResult, bytes] | None = None
+        self._bids: tuple[tuple[tuple[Seat, int], ...], bytes] = ((), b"")
+        self._looks: list[tuple[tuple[LookEvent, ...], bytes]] = [((), b"")] * len(SEATS)
+        """Per seat: the look as it last saw it (the engine's own tuple), encoded."""
+
+    def legal_actions(self, actions: Sequence[Action]) -> bytes:
+        """``actions`` as a ``pb.DecisionRequest``'s ``legal_actions`` fields."""
+        encoded = self._actions
+        parts = []
+        for action in actions:
+            part = encoded.get(action)
+            if part is None:
+                message = action_to_proto(action).SerializeToString()
+                part = encoded[action] = framing.field(framing.REQUEST_LEGAL_ACTIONS, message)
+            parts.append(part)
+        return b"".join(parts)
+
+    def view(self, view: PlayerView) -> bytes:
+        """``view`` as an encoded ``pb.PlayerView``."""
+        parts = [
+            view_now_to_proto(view).SerializeToString(),
+            self._bids_of(view.bids),
+            self._look_of(view.seat, view.look),
+        ]
+        parts += [self._trick(trick) for trick in view.tricks]
+        if view.last_hand is not None:
+            parts.append(self._hand(view.last_hand))
+        return b"".join(parts)
+
+    def _bids_of(self, bids: tuple[tuple[Seat, int], ...]) -> bytes:
+        if self._bids[0] != bids:
+            encoded = [pb.BidMade(seat=seat, amount=amount) for seat, amount in bids]
+            number = framing.VIEW_BIDS
+            fields = b"".join(framing.field(number, bid.SerializeToString()) for bid in encoded)
+            self._bids = (bids, fields)
+        return self._bids[1]
+
+    def _look_of(self, seat: Seat, look: tuple[LookEvent, ...]) -> bytes:
+        if self._looks[seat][0] is not look:
+            number = framing.VIEW_LOOK
+            encoded = (look_to_proto(event).SerializeToString() for event in look)
+            self._looks[seat] = (look, b"".join(framing.field(number, e) for e in encoded))
+        return self._looks[seat][1]
+
+    def _trick(self, trick: Trick) -> bytes:
+        part = self._tricks.get(trick)
+        if part is None:
+            message = trick_to_proto(*trick).SerializeToString()
+            part = self._tricks[trick] = framing.field(framing.VIEW_TRICKS, message)
+        return part
+
+    def _hand(self, result: HandResult) -> bytes:
+        last = self._last_hand
+        if last is None or last[0] != result:
+            message = hand_result_to_proto(result).SerializeToString()
+            last = self._last_hand = (result, framing.field(framing.VIEW_LAST_HAND, message))
+        return last[1]
+
+
 class RemotePlayer:
     """A bot process's seat: the table's calls become messages on the bot's stream."""
 
@@ -179,6 +253,7 @@ class RemotePlayer:
         bot: BotProcess,
         grid: TimingGrid | None = None,
         messages: EventMessages | None = None,
+        views: ViewMessages | None = None,
     ) -> None:
         self.bot = bot
         self.grid = grid
@@ -186,6 +261,8 @@ class RemotePlayer:
         wait is not the bot's time: its clock starts when the request is sent)."""
         self.messages = messages or EventMessages()
         """Where events become messages (shared by a game's seats: ``play_game``)."""
+        self.views = views or ViewMessages()
+        """Where views and legal actions become messages (shared likewise)."""
         self.seat: Seat = 0
         self.game_id = ""
         self.events: list[bytes] = []
@@ -245,11 +322,12 @@ class RemotePlayer:
             raise self.bot.start_error
         request = pb.DecisionRequest(
             game_id=self.game_id,
-            legal_actions=[action_to_proto(action) for action in turn.view.legal_actions],
             time_limit_ms=turn.budget.limit_ms,
             time_reserve_ms=turn.budget.reserve_ms,
         )
-        encoded = self._encoded(framing.REQUEST_VIEW, turn.view, framing.REQUEST_EVENTS)
+        encoded = self.views.legal_actions(turn.view.legal_actions) + self._encoded(
+            framing.REQUEST_VIEW, turn.view, framing.REQUEST_EVENTS
+        )
         if self.grid is not None:
             await self.grid.release()
         self.asked = True
@@ -280,7 +358,7 @@ class RemotePlayer:
     def _encoded(self, view_field: int, view: PlayerView, events_field: int) -> bytes:
         """The view and the events since the last request, as the message's fields
         ``view_field`` and ``events_field`` (``framing``); the events are then told."""
-        parts = [framing.field(view_field, view_to_proto(view).SerializeToString())]
+        parts = [framing.field(view_field, self.views.view(view))]
         parts += [framing.field(events_field, event) for event in self.events]
         self.events = []
         return b"".join(parts)

@@ -1,7 +1,8 @@
 """The bytes the referee frames itself decode, at the bot, to exactly what the table meant.
 
 The referee sends a decision request and a game's end as bytes assembled from parts
-encoded once (``framing``): the view, and each event once for the four seats. Whatever
+encoded once (``framing``): the view, and each event, legal action, finished trick and
+last hand once for the four seats. Whatever
 the game, a bot decoding them must get the view its seat was shown, the legal actions,
 and the events its seat was told, in order, as if the messages had been built whole.
 """
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from pitch_referee import framing
 from pitch_referee.connection import BotConnection
-from pitch_referee.game_loop import RemotePlayer
+from pitch_referee.game_loop import EventMessages, RemotePlayer, ViewMessages
 from pitch_referee.process import BotProcess
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.protocol import messages as pb
@@ -44,8 +45,14 @@ class _AnswersAtOnce(BotConnection):
 class _Witness(RemotePlayer):
     """The seat as the table drives it, keeping what the table meant it to be told."""
 
-    def __init__(self, bot: BotProcess, told: list[tuple[PlayerView, list[SeatEvent]]]) -> None:
-        super().__init__(bot)
+    def __init__(
+        self,
+        bot: BotProcess,
+        told: list[tuple[PlayerView, list[SeatEvent]]],
+        messages: EventMessages,
+        views: ViewMessages,
+    ) -> None:
+        super().__init__(bot, messages=messages, views=views)
         self.told = told
         self.since: list[SeatEvent] = []
         self.final: PlayerView | None = None
@@ -65,13 +72,15 @@ class _Witness(RemotePlayer):
 
 
 def _play(seed: int, hands: int) -> tuple[list[BotProcess], list[_Witness], dict]:
-    """A game at the SDK's table between seats that answer at once (as ``play_game`` plays)."""
+    """A game at the SDK's table between seats that answer at once (as ``play_game`` plays:
+    the four seats share what is encoded once)."""
     bots, seats = [], []
+    messages, views = EventMessages(), ViewMessages()
     for seat in range(4):
         bot = BotProcess(f"framed-{seat}", None)
         bot.connection = _AnswersAtOnce()
         bots.append(bot)
-        seats.append(_Witness(bot, []))
+        seats.append(_Witness(bot, [], messages, views))
     table = Table(seats, seed=seed, options=RuleOptions(hand_cap=hands), game_id="g")
     record = asyncio.run(table.play()).record
     return bots, seats, record

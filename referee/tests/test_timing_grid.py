@@ -34,7 +34,8 @@ class AnsweringBot:
         self, request: pb.DecisionRequest, timeout_s: float, *, encoded: bytes = b""
     ) -> tuple[pb.Answer, float]:
         self.sent.append("request")
-        return pb.Answer(action=request.legal_actions[0]), 0.001
+        whole = pb.DecisionRequest.FromString(request.SerializeToString() + encoded)
+        return pb.Answer(action=whole.legal_actions[0]), 0.001
 
     async def settle_log(self) -> None:
         """Nothing to settle: it writes no log."""

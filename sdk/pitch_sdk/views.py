@@ -140,14 +140,17 @@ def _view_maker() -> Callable[..., PlayerView]:
     return namespace["make_view"]  # type: ignore[return-value]
 
 
-_make_view = _view_maker()
+make_view = _view_maker()
+"""Make a ``PlayerView`` from all its fields, by keyword, at half the cost of the class's
+own constructor: for the engine (``view_of``) and the wire (``wire.view_from_proto``),
+which make one at every decision."""
 
 
 def view_of(state: GameState, seat: Seat) -> PlayerView:
     """Build ``seat``'s view of ``state``; hidden cards never enter it."""
     my_turn = state.to_move == seat
     looking_now = my_turn and state.phase == LOOKING
-    return _make_view(
+    return make_view(
         seat=seat,
         options=state.options,
         hand_number=state.hand_number,

@@ -17,7 +17,7 @@ from itertools import islice
 import pytest
 
 from pitch_sdk.actions import Decision
-from pitch_sdk.analysis import exhaustive_solve, solve
+from pitch_sdk.analysis import Solver, exhaustive_solve, solve
 from pitch_sdk.analysis.costs import play_costs
 from pitch_sdk.analysis.samples import first_lead
 from pitch_sdk.bots import GreedyBot
@@ -51,6 +51,20 @@ def test_the_solver_finds_the_exhaustive_result_on_random_positions() -> None:
             exact.made,
             exact.bidding_score,
         ), state
+
+
+def test_every_cards_outcome_from_one_search_is_the_exhaustive_result_after_it() -> None:
+    rng = random.Random(23)
+    shared = Solver()  # its tables carried from position to position must not change a value
+    for state in islice(late_positions(rng), POSITIONS // 10):
+        for solver in (Solver(), shared):
+            outcomes = solver.card_outcomes(state)
+            assert set(outcomes) == {action.card for action in state.legal_actions()}
+            for action in state.legal_actions():
+                after = state.copy()
+                after.advance(action)
+                if after.decision() is Decision.PLAY:  # (a hand's last card ends it)
+                    assert outcomes[action.card].taken == exhaustive_solve(after).taken, state
 
 
 def test_a_hand_not_in_its_play_is_refused_with_the_reason() -> None:

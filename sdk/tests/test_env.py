@@ -295,7 +295,7 @@ def test_views_are_the_frozen_dataclass_their_own_constructor_makes() -> None:
             state.deal(deck_for(3, state.hand_number + 1))
             continue
         for seat in range(4):
-            view = state.view(seat)  # made by views._make_view, slot by slot
+            view = state.view(seat)  # made by views.make_view, slot by slot
             again = PlayerView(**{field.name: getattr(view, field.name) for field in fields(view)})
             assert view == again and hash(view) == hash(again)
             with pytest.raises(FrozenInstanceError):

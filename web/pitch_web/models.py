@@ -31,6 +31,7 @@ from pydantic import (
 if TYPE_CHECKING:
     from pitch_ladder.browse import BotPage
     from pitch_ladder.games import GameInfo
+    from pitch_ladder.standings import StandingsPage as LadderStandingsPage
     from pitch_referee.match.listing import MatchListing
 
     from .source import FolderGame
@@ -260,6 +261,20 @@ class MatchesPage(BaseModel):
     next: str | None = Field(description="The next page's URL; None on the last page.")
 
 
+class StandingsPage(FromData):
+    standings: list[StandingOut] = Field(validation_alias=AliasChoices("standings", "lines"))
+    total: int = Field(description="Lines in the whole standings (the active bots).")
+    fit_through_game: int | None = Field(
+        description="The ratings, ranks and order are the fit of the games up to this one "
+        "(None: there was no game then)."
+    )
+    newest_game: int | None = Field(
+        description="The newest game stored, which Elo and the counts include. When it is "
+        "past `fit_through_game`, a refit is running: the next answers show it."
+    )
+    next: str | None = Field(description="The next page's URL; None on the last page.")
+
+
 class GamesPage(BaseModel):
     games: list[GameOut]
     next: str | None = Field(description="The next page's URL; None on the last page.")
@@ -273,6 +288,11 @@ def path_url(prefix: str, key: str) -> str:
 def bot_detail(page: BotPage, recent: Sequence[GameInfo]) -> BotDetailOut:
     """A bot's page with its ``recent`` games, which ``BotPage`` does not hold."""
     return BotDetailOut.model_validate({**vars(page), "recent_games": recent})
+
+
+def standings_page(page: LadderStandingsPage, next_url: str | None) -> StandingsPage:
+    """A page of the standings with the URL of the next, which the ladder's page lacks."""
+    return StandingsPage.model_validate({**vars(page), "next": next_url})
 
 
 def folder_game(game: FolderGame, match: MatchListing) -> GameOut:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from pitch_ladder.ladder import BotInfo
     from pitch_ladder.models import Author
     from pitch_ladder.rating_tables import Fit
-    from pitch_ladder.standings import Standing
+    from pitch_ladder.standings import StandingsPage
 
 log = logging.getLogger(__name__)
 
@@ -295,14 +295,18 @@ class LadderSource:
         with ladder_answers():
             return log_seats(self.ladder, record, author, game)
 
-    def standings(self) -> list[Standing]:
-        """The standings; empty before the first bot."""
+    def standings(self, offset: int, limit: int) -> StandingsPage:
+        """A page of the standings, as of the kept fit (``standings.standings_page``); if
+        games came after it, a refit starts in the background for the readers that follow."""
         from sqlmodel import Session
 
-        from pitch_ladder.standings import standings
+        from pitch_ladder.standings import standings_page
 
-        with Session(self.ladder.engine) as session, self.refit.kept(session) as fit:
-            return standings(session, fit=fit)
+        with Session(self.ladder.engine) as session:
+            page = standings_page(session, offset, limit)
+        if page.stale:
+            self.refit.start()
+        return page
 
     def bots(self) -> list[BotInfo]:
         return self.ladder.bots()

@@ -26,6 +26,7 @@ from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
 from pitch_web import create_app
+from pitch_web.routes import pages
 from pitch_web.source import FolderSource, LadderSource
 
 LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
@@ -150,14 +151,29 @@ def refused(client: TestClient, url: str, status: int) -> str:
     return detail
 
 
-def test_standings_rank_the_bots_with_their_intervals_and_pages(ladder_client):
-    lines = ok(ladder_client, "/api/standings")
+def test_standings_rank_the_bots_with_their_intervals_and_pages(ladder_client, monkeypatch):
+    page = ok(ladder_client, "/api/standings")
+    assert (page["total"], page["next"]) == (3, None)
+    assert page["fit_through_game"] == page["newest_game"] == 6  # fitted on the first read
+    lines = page["standings"]
     assert [line["bot"] for line in lines] == ["alpha", "gamma", "beta"]
     assert [line["rank"] for line in lines] == [1, 2, 3]
     for line in lines:
         assert line["lower"] < line["rating"] < line["upper"]
         assert line["url"] == f"/bots/{line['bot']}"
     assert (lines[0]["games"], lines[0]["wins"], lines[0]["losses"]) == (4, 3, 1)
+    first = ok(ladder_client, "/api/standings?limit=2")
+    assert [line["bot"] for line in first["standings"]] == ["alpha", "gamma"]
+    assert first["next"] == "/api/standings?limit=2&offset=2"
+    rest = ok(ladder_client, first["next"])
+    assert [line["bot"] for line in rest["standings"]] == ["beta"] and rest["next"] is None
+    assert ok(ladder_client, f"/api/standings?offset={2**63 - 1}")["standings"] == []
+    assert "less than or equal to 1000" in refused(ladder_client, "/api/standings?limit=1001", 422)
+    monkeypatch.setattr(pages, "STANDINGS_PAGE", 2)
+    html = ladder_client.get("/").text
+    assert "lines 1–2 of 3" in html and 'href="/?offset=2"' in html and "beta" not in html
+    html = ladder_client.get("/?offset=2").text
+    assert "lines 3–3 of 3" in html and 'href="/"' in html and "beta" in html
 
 
 def test_bots_and_a_bots_page(ladder_client):
@@ -253,7 +269,7 @@ def test_a_ladder_without_bots_has_empty_standings(db_url, tmp_path):
     ladder_with(db_url, tmp_path, [])[0].close()
     source = LadderSource(tmp_path / "ladder", db_url)
     with TestClient(create_app(source)) as client:
-        assert ok(client, "/api/standings") == []
+        assert ok(client, "/api/standings")["standings"] == []
         assert ok(client, "/api/games") == {"games": [], "next": None}
         assert "No bots yet" in client.get("/").text
     source.close()

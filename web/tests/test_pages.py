@@ -153,7 +153,7 @@ def test_standings_show_the_team_models_rating_beside_elo_when_bots_partnered(
         assert any("+ dog" in cell or cell.startswith("dog +") for cell in cells)
         page.goto(f"{served.url}/matches")
         assert "ace + bee" in page.locator("table").first.inner_text()
-        api = page.request.get(f"{served.url}/api/standings").json()
+        api = page.request.get(f"{served.url}/api/standings").json()["standings"]
         assert [line["team"]["games"] for line in api] == [6] * 4
         assert all(line["team"]["lower"] < line["team"]["mu"] for line in api)
         page.goto(f"{served.url}/bots/dog")

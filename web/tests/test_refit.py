@@ -13,10 +13,13 @@ from pitch_web.source import LadderSource
 
 
 def _ratings(client: TestClient) -> dict[str, float]:
-    return {line["bot"]: line["rating"] for line in client.get("/api/standings").json()}
+    page = client.get("/api/standings").json()
+    return {line["bot"]: line["rating"] for line in page["standings"]}
 
 
-def test_standings_after_new_games_show_the_kept_fit_then_the_refitted_one(db_url, tmp_path):
+def test_standings_after_new_games_show_the_kept_fit_then_the_refitted_one(
+    db_url, tmp_path, monkeypatch
+):
     ladder, versions = ladder_with(db_url, tmp_path, ["alpha", "beta"])
     with Session(ladder.engine) as session:
         match = add_match(session, 1, versions["alpha"], versions["beta"])
@@ -32,6 +35,11 @@ def test_standings_after_new_games_show_the_kept_fit_then_the_refitted_one(db_ur
             for n in range(3, 9):
                 store_game(session, match, f"pair-0000{n}-a", 0.0)  # beta wins them all
 
+        monkeypatch.setattr(source.refit, "start", lambda: None)  # no refit yet: stale
+        stale = client.get("/api/standings").json()
+        assert stale["fit_through_game"] == 3 and stale["newest_game"] == 9, "it names both"
+        assert "Ratings and ranks are of the games up to game 3" in client.get("/").text
+        monkeypatch.undo()
         assert _ratings(client) == first  # at once, from the kept fit
         source.refit.join(timeout=60)
         with Session(source.ladder.engine) as session:
@@ -39,6 +47,7 @@ def test_standings_after_new_games_show_the_kept_fit_then_the_refitted_one(db_ur
             assert kept is not None and kept[1], "the background refit kept the new fit"
             fresh = current_fit(session).ratings
         now = _ratings(client)
+        assert "Up to date with the newest game (9)" in client.get("/").text
         assert now["beta"] > now["alpha"]
         assert now == {
             "alpha": fresh[versions["alpha"]].rating,

@@ -79,7 +79,7 @@ def test_serve_answers_the_standings_and_stops_cleanly_on_ctrl_c(tmp_path):
     )
     try:
         assert address.startswith("http://127.0.0.1:")
-        standings = get_json(f"{address}api/standings")
+        standings = get_json(f"{address}api/standings")["standings"]
         assert [line["bot"] for line in standings] == ["alpha", "gamma", "beta"]
     finally:
         status, out, err = stop(process)

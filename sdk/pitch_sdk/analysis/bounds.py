@@ -86,43 +86,58 @@ def mid_trick_bounds(
     points: int,
 ) -> tuple[int, int]:  # fmt: skip
     """Bounds on team 0's points from the ``turn``-th card of a trick whose best card so far
-    has ``best_strength`` and was played by ``best_seat``, with ``points`` in it."""
-    tops = []
-    total = points
-    for hand in hands:
-        top = (hand & _FIXED_SLOTS).bit_length() - 1
-        if hand & _FLOATING_BIT and top < HIGH_JOKER:
-            top = HIGH_JOKER
-        tops.append(top)
-        total += (hand & ONE_POINT).bit_count() + 3 * (hand & THREE_POINTS).bit_count()
-    to_come = [-1, -1]  # by team: the best card still to come to the trick
-    fixed_to_come = [-1, -1]  # the same without a floating joker, which may come low
+    has ``best_strength`` and was played by ``best_seat``, with ``points`` in it.
+
+    Written for speed (the solver asks it at every new position): no allocation but the
+    result, and the two floating jokers (one slot, two hands) counted by hand."""
+    ours, theirs = hands[0] | hands[2], hands[1] | hands[3]
+    every = ours | theirs
+    total = points + (every & ONE_POINT).bit_count() + 3 * (every & THREE_POINTS).bit_count()
+    if every & _FLOATING_BIT:
+        total += 1  # both jokers float, in two hands
+    # by team: the best card still to come to the trick, and the same without a
+    # floating joker (which may come low)
+    to_come0 = to_come1 = fixed_to_come0 = fixed_to_come1 = -1
     for seat in queue[turn:]:
-        team = seat & 1
-        to_come[team] = max(to_come[team], tops[seat])
-        fixed_to_come[team] = max(
-            fixed_to_come[team], (hands[seat] & _FIXED_SLOTS).bit_length() - 1
-        )
-    holder = best_seat & 1
-    sure = [0, 0]
-    for team in (0, 1):
-        other = 1 - team
-        top = max(tops[other], tops[other + 2])
-        if holder == other:
-            top = max(top, best_strength)
-        above = ~((1 << (top + 1)) - 1) & _FIXED_SLOTS
-        if top < LOW_JOKER:
-            above |= _FLOATING_BIT
-        won = (hands[team] | hands[team + 2]) & above
-        sure[team] = (won & ONE_POINT).bit_count() + 3 * (won & THREE_POINTS).bit_count()
-        beats_to_come = fixed_to_come[team] > to_come[other]
-        if holder == team:
-            takes_trick = beats_to_come or best_strength > to_come[other]
+        hand = hands[seat]
+        fixed = (hand & _FIXED_SLOTS).bit_length() - 1
+        top = HIGH_JOKER if hand & _FLOATING_BIT and fixed < HIGH_JOKER else fixed
+        if seat & 1:
+            to_come1 = max(to_come1, top)
+            fixed_to_come1 = max(fixed_to_come1, fixed)
         else:
-            takes_trick = beats_to_come and fixed_to_come[team] > best_strength
-        if takes_trick:
-            sure[team] += points
-    return sure[0], total - sure[1]
+            to_come0 = max(to_come0, top)
+            fixed_to_come0 = max(fixed_to_come0, fixed)
+    held_by_0 = not best_seat & 1
+    sure0 = _winners_points(ours, theirs, -1 if held_by_0 else best_strength)
+    sure1 = _winners_points(theirs, ours, best_strength if held_by_0 else -1)
+    # a team takes the trick if its best card to come beats all to come and the trick's
+    # best, or if it holds the trick against every card to come
+    if held_by_0:
+        take0 = fixed_to_come0 > to_come1 or best_strength > to_come1
+        take1 = fixed_to_come1 > to_come0 and fixed_to_come1 > best_strength
+    else:
+        take0 = fixed_to_come0 > to_come1 and fixed_to_come0 > best_strength
+        take1 = fixed_to_come1 > to_come0 or best_strength > to_come0
+    if take0:
+        sure0 += points
+    if take1:
+        sure1 += points
+    return sure0, total - sure1
+
+
+def _winners_points(team: int, other: int, other_best: int) -> int:
+    """The points of the cards of ``team`` (two hands' slots) above every card of
+    ``other`` and above ``other_best``, the other team's card in the trick (or -1)."""
+    top = (other & _FIXED_SLOTS).bit_length() - 1
+    if other & _FLOATING_BIT and top < HIGH_JOKER:
+        top = HIGH_JOKER
+    top = max(top, other_best)
+    above = ~((1 << (top + 1)) - 1) & _FIXED_SLOTS
+    if top < LOW_JOKER:
+        above |= _FLOATING_BIT
+    won = team & above
+    return (won & ONE_POINT).bit_count() + 3 * (won & THREE_POINTS).bit_count()
 
 
 def _cheapest(count: int, hand: int) -> int:

@@ -27,7 +27,7 @@ from ..models import (
     MatchesPage,
     MatchOut,
     RatingPointOut,
-    StandingOut,
+    StandingsPage,
 )
 from ..params import (
     Before,
@@ -50,10 +50,13 @@ Result = Annotated[
 ]
 
 
-@router.get("/standings", response_model=list[StandingOut])
-def standings(request: Request) -> list[StandingOut]:
-    """Each bot's latest version ranked by the Bradley-Terry fit, with its Elo."""
-    return [StandingOut.model_validate(line) for line in ladder_of(request).standings()]
+@router.get("/standings", response_model=StandingsPage)
+def standings(request: Request, limit: Limit = PAGE, offset: Offset = 0) -> StandingsPage:
+    """Each active bot's latest version ranked by the Bradley-Terry fit, with its Elo, a
+    page at a time: as of the kept fit, which it names (`fit_through_game`)."""
+    page = ladder_of(request).standings(offset, limit)
+    more = offset + limit < page.total
+    return models.standings_page(page, _next(request, offset=offset + limit) if more else None)
 
 
 @router.get("/bots", response_model=list[BotOut])

@@ -30,8 +30,10 @@ from ..templates import render
 router = APIRouter(include_in_schema=False)
 
 PAGE = 50
+STANDINGS_PAGE = 100
+"""Lines of the standings a page shows."""
 CHART_BOTS = 8
-"""The standings chart draws the rating history of this many bots, from the top."""
+"""The standings chart draws the rating history of this many bots, from the page's top."""
 FAULT_CHOICES = {"yes": True, "no": False}
 
 
@@ -74,7 +76,8 @@ def start(request: Request, offset: Offset = 0) -> HTMLResponse:
         if source.is_match:
             return _folder_match(request, source, "", offset)
         return _folder(request, source, offset)
-    lines = [models.StandingOut.model_validate(line) for line in source.standings()]
+    page = source.standings(offset, STANDINGS_PAGE)
+    lines = [models.StandingOut.model_validate(line) for line in page.lines]
     chart = [
         {
             "bot": line.bot,
@@ -84,7 +87,17 @@ def start(request: Request, offset: Offset = 0) -> HTMLResponse:
         if line.games
     ]
     teams = any(line.team is not None for line in lines)
-    return render(request, "standings.html", lines=lines, chart=chart, teams=teams)
+    end = offset + STANDINGS_PAGE
+    return render(
+        request,
+        "standings.html",
+        lines=lines,
+        chart=chart,
+        teams=teams,
+        page=page,
+        lower=_link(request, offset=end) if end < page.total else None,
+        higher=_link(request, offset=max(0, offset - STANDINGS_PAGE) or None) if offset else None,
+    )
 
 
 def _folder(request: Request, source: FolderSource, offset: int) -> HTMLResponse:

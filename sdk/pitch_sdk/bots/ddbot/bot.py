@@ -18,7 +18,7 @@ from ...views import PlayerView
 from ..montecarlo import MonteCarloBot
 from ..montecarlo.search import ChoiceT, deadline_of
 from ..montecarlo.search import search as rollout_search
-from .search import ENOUGH_WORLDS, MAX_WORLDS, SearchResult, search
+from .search import ENOUGH_PLAY_WORLDS, ENOUGH_WORLDS, MAX_WORLDS, SearchResult, search
 
 RETRY_EVERY = 8
 """A kind of decision found too slow to solve goes to the rollouts without a try (a try
@@ -30,7 +30,7 @@ class DoubleDummyBot(MonteCarloBot):
 
     name = "ddbot"
     """The name it plays under."""
-    version = "1.3"
+    version = "1.4"
     """Its version: raised when its play changes."""
 
     def __init__(
@@ -53,7 +53,10 @@ class DoubleDummyBot(MonteCarloBot):
         kind = (view.decision, view.hand.bit_count())
         result = None
         if self._worth_solving(kind, deadline - started):
-            result = search(view, candidates, self.rng, deadline, max_worlds=self.max_worlds)
+            result = search(
+                view, candidates, self.rng, deadline, max_worlds=self.max_worlds,
+                enough=_enough(view.decision),
+            )  # fmt: skip
             spent = time.perf_counter() - started
             self._sample_s[kind] = spent / result.worlds if result else spent
             self._skipped[kind] = 0
@@ -79,9 +82,14 @@ class DoubleDummyBot(MonteCarloBot):
 
     def _worth_solving(self, kind: tuple[Decision, int], available_s: float) -> bool:
         """Whether to try solving a decision of this kind (and hand size): yes unless the
-        last try showed that ``ENOUGH_WORLDS`` samples would not fit in ``available_s``,
-        and again every ``RETRY_EVERY`` decisions of the kind."""
+        last try showed that the samples it needs (``_enough``) would not fit in
+        ``available_s``, and again every ``RETRY_EVERY`` decisions of the kind."""
         sample_s = self._sample_s.get(kind)
         if sample_s is None or self._skipped.get(kind, 0) >= RETRY_EVERY:
             return True
-        return sample_s * min(ENOUGH_WORLDS, self.max_worlds) <= available_s
+        return sample_s * min(_enough(kind[0]), self.max_worlds) <= available_s
+
+
+def _enough(decision: Decision) -> int:
+    """The fewest solved samples a decision of this kind must have time for."""
+    return ENOUGH_PLAY_WORLDS if decision is Decision.PLAY else ENOUGH_WORLDS

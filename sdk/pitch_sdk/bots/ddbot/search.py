@@ -7,7 +7,8 @@ One decision is searched like this:
 2. on a ``copy()`` of that one sample, play each candidate action; if the hand is not yet
    in its play (a bid, a trump, a discard, a pick-up, a look through the stock), take it
    there with the Monte Carlo bot's rollout policy (``to_the_play``); then solve the rest
-   of the hand with every card seen (``pitch_sdk.analysis.solve``);
+   of the hand with every card seen (``pitch_sdk.analysis.Solver``); a card decision
+   values every legal card from one search (``Solver.card_outcomes``);
 3. score each candidate by what the solved hand is worth to the seat's team (``value``,
    the Monte Carlo bot's measure: our score change minus theirs, plus or minus a bonus
    when the hand ends the game), and repeat with fresh samples until the time is spent.
@@ -34,9 +35,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic
 
-from ...actions import Action
-from ...analysis import solve
-from ...cards import team_of
+from ...actions import Action, Play
+from ...analysis import Solver
+from ...cards import Card, team_of
 from ...determinize import determinize
 from ...progress import PLAYING
 from ...rules import CHANCE, TERMINAL, GameState, hand_gains
@@ -52,6 +53,9 @@ ENOUGH_WORLDS = 32
 """The fewest samples a solved search must have time for, judged by its first sample.
 Fewer would let a handful of deals decide (solved bids on 2 to 16 samples overbid: half
 of them set, docs/ddbot.md); the bot plays the hand out by rollouts instead."""
+ENOUGH_PLAY_WORLDS = 16
+"""The same for a card: cards played on 16 solved samples beat cards played on 40
+rolled-out ones by some +200 Elo (bench/ddbot.py, bench/RESULTS.md)."""
 
 
 @dataclass
@@ -111,14 +115,22 @@ def _winner(
 class _Sample:
     """One sampled deal: each candidate's value, solving each first lead once."""
 
-    def __init__(self, world: GameState, team: int) -> None:
+    def __init__(self, world: GameState, team: int, solver: Solver) -> None:
         self.world = world
         self.team = team
+        self.solver = solver
         self.solved: dict[tuple[object, ...], tuple[int, int]] = {}
         """Each team's points from a position of the play, by the position's cards."""
+        self.card_taken: dict[Card, tuple[int, int]] | None = None
+        """When the decision is a card: each team's points after each legal card."""
 
     def value_of(self, action: Action) -> float:
         """The candidate played on this sample, the hand taken to its play and solved."""
+        if isinstance(action, Play):  # every card at once, from one search
+            if self.card_taken is None:
+                outcomes = self.solver.card_outcomes(self.world)
+                self.card_taken = {card: outcome.taken for card, outcome in outcomes.items()}
+            return value(self.world, self.card_taken[action.card], self.team)
         state = self.world.copy()
         state.advance(action)
         to_the_play(state)
@@ -130,8 +142,13 @@ class _Sample:
         )  # fmt: skip
         taken = self.solved.get(key)
         if taken is None:
-            taken = self.solved[key] = solve(state).taken
+            taken = self.solved[key] = self.solver.solve(state).taken
         return value(state, taken, self.team)
+
+    @property
+    def solves(self) -> int:
+        """Searches run on this sample: one for all the cards, one per first lead else."""
+        return len(self.solved) + (self.card_taken is not None)
 
 
 def search(
@@ -168,12 +185,14 @@ def search(
     while worlds < max_worlds:
         if worlds >= MIN_WORLDS and time.perf_counter() >= deadline:
             break
-        sample = _Sample(determinize(view, rng), team)
+        # one solver a sample: its candidates share its tables; another sample's deal
+        # would hardly ever meet the same four hands (bench/RESULTS.md, "ddbot")
+        sample = _Sample(determinize(view, rng), team, Solver())
         for index, action in enumerate(candidates):
             totals[index] += sample.value_of(action)
             if not worlds and time.perf_counter() > first_by:
                 return None
-        solves += len(sample.solved)
+        solves += sample.solves
         worlds += 1
     best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
     means = {candidates[i]: totals[i] / worlds for i in range(len(candidates))}
