@@ -9,6 +9,14 @@ imports what is missing; ``(match, game id)`` is unique, so nothing is stored tw
 A record is stored only if ``verify.refusal`` finds nothing wrong with it: the folder is
 a file system anyone may write, the database is the ladder's word. A refused record is
 renamed ``<game>.rejected.json``, so the match plays that game again on the next run.
+A record a cluster's owner vouched for (``vouched``: a worker verified it, the owner
+checked it) is stored without being replayed again, if the file's bytes are still the
+ones vouched for.
+
+A poll's games go to the database in bulk: their rows by multi-row inserts (SQLAlchemy's
+"insert many values", batched on SQLite and PostgreSQL alike), their records likewise,
+the version and pair totals and the Elo history updated once for all of them, and the
+finished matches marked by one update, all in one transaction.
 """
 
 from __future__ import annotations
@@ -19,18 +27,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert, update
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
-from pitch_sdk.record import RecordError, load_record, record_result
+from pitch_sdk.record import RecordError, parse_record, record_result
 
 from .errors import LadderError
 from .models import Game, GameRecord, Match, now
 from .pending import MatchResult, PendingMatch
 from .rating_tables import rerate
 from .verify import refusal
+from .vouched import VouchedRecords
 
 REJECTED = ".rejected.json"
 """The ending of a refused record's new name: the match no longer sees it as played."""
@@ -64,6 +73,8 @@ class Importer:
         self.engine = engine
         self.problem = problem
         """Called with each refused record's problem as it is found."""
+        self.vouched: VouchedRecords | None = None
+        """The records the executor of the matches vouches for (``vouched_records``)."""
 
     def store(self, matches: list[PendingMatch], completed: list[PendingMatch]) -> Stored:
         """Store the new records of ``matches`` and mark ``completed`` finished, in one
@@ -98,15 +109,18 @@ class Importer:
         """The transaction of ``store``: returns its problems and the matches it finished."""
         problems, finished = [], []
         with Session(self.engine) as session:
-            games = [_game_row(self.ladder, new) for new in found]
-            session.add_all(games)
-            if games:
-                session.flush()
-                session.add_all(
-                    GameRecord.model_validate({"game_id": game.id, "record": new.record})
-                    for game, new in zip(games, found, strict=True)
-                )
-                rerate(session, {game.id for game in games if game.id is not None})
+            if found:
+                connection = session.connection()
+                rows = [_game_row(self.ladder, new) for new in found]
+                ids = connection.execute(
+                    insert(Game).returning(col(Game.id), sort_by_parameter_order=True), rows
+                ).scalars()
+                records = [
+                    {"game_id": game, "record": new.record}
+                    for game, new in zip(ids, found, strict=True)
+                ]
+                connection.execute(insert(GameRecord), records)
+                rerate(session, [record["game_id"] for record in records])
             for match in completed:
                 stored = {new.spec.game_id for new in found if new.match is match}
                 stored |= set(match.scores)
@@ -116,14 +130,19 @@ class Importer:
                         f"({len(match.played)} played)"
                     )
                     continue
-                row = session.get_one(Match, match.match_id)
-                row.status, row.finished_at = "finished", now()
                 finished.append(match)
+            if finished:
+                session.exec(
+                    update(Match)  # type: ignore[call-overload]
+                    .where(col(Match.id).in_([match.match_id for match in finished]))
+                    .values(status="finished", finished_at=now())
+                )
             session.commit()
         return problems, finished
 
     def new_records(self, match: PendingMatch) -> list[Found]:
-        """Finished games of ``match`` on disk, not stored yet, that pass ``verify``.
+        """Finished games of ``match`` on disk, not stored yet, vouched for or passing
+        ``verify``.
 
         Any other ``.json`` file in the games folder is refused: renamed aside, reported.
         """
@@ -139,15 +158,23 @@ class Importer:
                 self._refuse(match, path, "not a game of the match's schedule")
                 continue
             try:
+                data = path.read_bytes()
                 finished_at = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-                record = load_record(path)
-                if record_result(record) is None:
-                    continue  # a game still going on
             except FileNotFoundError:
                 continue  # moved meanwhile
+            except OSError as error:
+                self._refuse(match, path, f"it does not read ({error.strerror})")
+                continue
+            vouched = self.vouched.take(path, data) if self.vouched is not None else None
+            if vouched is not None:
+                found.append(Found(match, spec, vouched.record, path, vouched.finished_at))
+                continue
+            try:
+                record = parse_record(data, str(path))
+                if record_result(record) is None:
+                    continue  # a game still going on
             except RecordError as error:
-                if path.exists():
-                    self._refuse(match, path, str(error).removeprefix(f"{path}: "))
+                self._refuse(match, path, str(error).removeprefix(f"{path}: "))
                 continue
             reason = refusal(record, spec, match.match_settings, match.seat_names())
             if reason is None:
@@ -166,7 +193,8 @@ class Importer:
         self.problem(f"{match.folder}/games/{path.name} refused: {reason}; {moved}")
 
 
-def _game_row(ladder: Path, found: Found) -> Game:
+def _game_row(ladder: Path, found: Found) -> dict[str, Any]:
+    """The ``game`` row of ``found``, by column, for a bulk insert."""
     spec, record = found.spec, found.record
     outcome = GameOutcome.from_record(spec, record)
     result = record_result(record)
@@ -175,23 +203,21 @@ def _game_row(ladder: Path, found: Found) -> Game:
         partner.version_id if partner else None
         for partner in (found.match.a_partner, found.match.b_partner)
     ]
-    return Game.model_validate(
-        {
-            "match_id": found.match.match_id,
-            "round": found.match.round,
-            "a_version_id": found.match.a_version_id,
-            "b_version_id": found.match.b_version_id,
-            "a_partner_version_id": partners[0],
-            "b_partner_version_id": partners[1],
-            "game_id": spec.game_id,
-            "a_team": spec.a_team,
-            "a_score": outcome.a_score,
-            "b_score": 1.0 - outcome.a_score,
-            "a_points": outcome.a_points,
-            "b_points": outcome.b_points,
-            "faults": outcome.faults,
-            "termination": result.termination,
-            "record_path": found.path.relative_to(ladder).as_posix(),
-            "finished_at": found.finished_at,
-        }
-    )
+    return {
+        "match_id": found.match.match_id,
+        "round": found.match.round,
+        "a_version_id": found.match.a_version_id,
+        "b_version_id": found.match.b_version_id,
+        "a_partner_version_id": partners[0],
+        "b_partner_version_id": partners[1],
+        "game_id": spec.game_id,
+        "a_team": spec.a_team,
+        "a_score": outcome.a_score,
+        "b_score": 1.0 - outcome.a_score,
+        "a_points": outcome.a_points,
+        "b_points": outcome.b_points,
+        "faults": outcome.faults,
+        "termination": result.termination,
+        "record_path": found.path.relative_to(ladder).as_posix(),
+        "finished_at": found.finished_at,
+    }

@@ -33,6 +33,7 @@ from .errors import LadderError
 from .executor import play_match
 from .importer import Importer
 from .pending import MatchResult, PendingMatch, PendingMatches, Totals
+from .vouched import vouched_records
 
 POLL_S = 0.5
 """How often a run looks for finished games while matches play."""
@@ -182,6 +183,7 @@ class _Run:
         Raises:
             LadderError: the executor refuses jobs (a caller's executor that broke).
         """
+        self.importer.vouched = vouched_records(executor)
         futures: dict[Future[list[str]], PendingMatch] = {}
         order: dict[int, int] = {}  # id(match): when it was handed over
         broken: list[PendingMatch] = []
