@@ -11,19 +11,16 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ladder_testkit import GREEDY, RANDOM
+from ladder_testkit import GREEDY, RANDOM, honest_record
 
 from pitch_ladder import importer
 from pitch_ladder.importer import REJECTED, Importer
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.pending import PendingMatch, PendingMatches
 from pitch_ladder.schedule_writer import schedule_rounds
-from pitch_ladder.verify import seated
 from pitch_ladder.vouched import VouchedRecords
 from pitch_referee.match import GameSpec, MatchFolder
-from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.record import record_bytes
-from pitch_sdk.selfplay import play_game
 
 NOW = datetime(2026, 12, 3, tzinfo=UTC)
 
@@ -48,18 +45,11 @@ def _match(tmp_path: Path) -> tuple[Ladder, PendingMatch]:
     return ladder, next(iter(PendingMatches(ladder.engine)))
 
 
-def _honest(match: PendingMatch, spec: GameSpec) -> dict[str, Any]:
-    """The record the referee writes for ``spec`` of ``match`` (greedy against random)."""
-    names = seated(spec, match.seat_names())
-    bots = [(GreedyBot if name == "greedy" else RandomBot)(seat) for seat, name in enumerate(names)]
-    return play_game(bots, spec.seed, match.match_settings.options(), spec.first_dealer)
-
-
 def _written(ladder: Ladder, match: PendingMatch, spec: GameSpec) -> tuple[Path, bytes]:
     """``spec``'s honest record, written into ``match``'s folder as a worker's would be."""
     path = MatchFolder(ladder.folder / match.folder).record_path(spec)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = record_bytes(_honest(match, spec), compress=False)
+    data = record_bytes(honest_record(match, spec), compress=False)
     path.write_bytes(data)
     return path, data
 
@@ -71,7 +61,7 @@ def test_a_vouched_record_whose_file_is_unchanged_is_stored_without_a_replay(
     spec = next(iter(match.specs.values()))
     path, data = _written(ladder, match, spec)
     vouched = VouchedRecords()
-    record = _honest(match, spec)
+    record = honest_record(match, spec)
     vouched.vouch(path, data, record, NOW)
 
     def no_replay(*_args: Any) -> str:
@@ -93,8 +83,8 @@ def test_a_vouched_record_changed_on_disk_is_checked_in_full_and_refused(
     spec = next(iter(match.specs.values()))
     path, data = _written(ladder, match, spec)
     vouched = VouchedRecords()
-    vouched.vouch(path, data, _honest(match, spec), NOW)
-    forged = copy.deepcopy(_honest(match, spec))
+    vouched.vouch(path, data, honest_record(match, spec), NOW)
+    forged = copy.deepcopy(honest_record(match, spec))
     forged["hands"] = forged["hands"][:1]  # a hand left out
     path.write_bytes(record_bytes(forged, compress=False))
 
