@@ -21,18 +21,20 @@ finished matches marked by one update, all in one transaction.
 
 from __future__ import annotations
 
+import gzip
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, insert, update
+from sqlalchemy import JSON, Engine, Insert, Text, bindparam, cast, insert, type_coerce, update
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col
 
 from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
-from pitch_sdk.record import RecordError, parse_record, record_result
+from pitch_sdk.record import GZIP_MAGIC, RecordError, parse_record, record_result
 
 from .errors import LadderError
 from .models import Game, GameRecord, Match, now
@@ -51,7 +53,10 @@ class Found:
 
     match: PendingMatch
     spec: GameSpec
-    record: dict[str, Any]
+    outcome: GameOutcome
+    """Its result, as ``GameOutcome.from_record`` reads it (with its termination)."""
+    text: str
+    """The record, as JSON text: stored as it is, without encoding it again."""
     path: Path
     finished_at: datetime
 
@@ -98,9 +103,7 @@ class Importer:
                 "stored (the records stay in the match folders): check it, then run again"
             ) from None
         for new in found:
-            new.match.scores[new.spec.game_id] = GameOutcome.from_record(
-                new.spec, new.record
-            ).a_score
+            new.match.scores[new.spec.game_id] = new.outcome.a_score
         return Stored(len(found), tuple(match.result() for match in finished), tuple(problems))
 
     def _commit(
@@ -116,10 +119,10 @@ class Importer:
                     insert(Game).returning(col(Game.id), sort_by_parameter_order=True), rows
                 ).scalars()
                 records = [
-                    {"game_id": game, "record": new.record}
+                    {"game_id": game, "text": new.text}
                     for game, new in zip(ids, found, strict=True)
                 ]
-                connection.execute(insert(GameRecord), records)
+                connection.execute(_record_text(connection.dialect.name), records)
                 rerate(session, [record["game_id"] for record in records])
             for match in completed:
                 stored = {new.spec.game_id for new in found if new.match is match}
@@ -167,7 +170,8 @@ class Importer:
                 continue
             vouched = self.vouched.take(path, data) if self.vouched is not None else None
             if vouched is not None:
-                found.append(Found(match, spec, vouched.record, path, vouched.finished_at))
+                text = _json_text(data)
+                found.append(Found(match, spec, vouched.outcome, text, path, vouched.finished_at))
                 continue
             try:
                 record = parse_record(data, str(path))
@@ -178,7 +182,8 @@ class Importer:
                 continue
             reason = refusal(record, spec, match.match_settings, match.seat_names())
             if reason is None:
-                found.append(Found(match, spec, record, path, finished_at))
+                outcome = GameOutcome.from_record(spec, record)
+                found.append(Found(match, spec, outcome, json.dumps(record), path, finished_at))
             else:
                 self._refuse(match, path, reason)
         return found
@@ -195,10 +200,7 @@ class Importer:
 
 def _game_row(ladder: Path, found: Found) -> dict[str, Any]:
     """The ``game`` row of ``found``, by column, for a bulk insert."""
-    spec, record = found.spec, found.record
-    outcome = GameOutcome.from_record(spec, record)
-    result = record_result(record)
-    assert result is not None  # a finished record: see new_records
+    outcome = found.outcome
     partners = [
         partner.version_id if partner else None
         for partner in (found.match.a_partner, found.match.b_partner)
@@ -210,14 +212,28 @@ def _game_row(ladder: Path, found: Found) -> dict[str, Any]:
         "b_version_id": found.match.b_version_id,
         "a_partner_version_id": partners[0],
         "b_partner_version_id": partners[1],
-        "game_id": spec.game_id,
-        "a_team": spec.a_team,
+        "game_id": found.spec.game_id,
+        "a_team": found.spec.a_team,
         "a_score": outcome.a_score,
         "b_score": 1.0 - outcome.a_score,
         "a_points": outcome.a_points,
         "b_points": outcome.b_points,
         "faults": outcome.faults,
-        "termination": result.termination,
+        "termination": outcome.termination,
         "record_path": found.path.relative_to(ladder).as_posix(),
         "finished_at": found.finished_at,
     }
+
+
+def _record_text(dialect: str) -> Insert:
+    """A ``game_record`` row with its record given as JSON text (``Found.text``): the JSON
+    column's own encoding of a dict would cost more than all the rest of storing a game.
+    PostgreSQL casts the text to ``json``; SQLite keeps JSON as text."""
+    text = bindparam("text", type_=Text)
+    record = cast(text, JSON) if dialect == "postgresql" else type_coerce(text, Text)
+    return insert(GameRecord).values(game_id=bindparam("game_id"), record=record)
+
+
+def _json_text(data: bytes) -> str:
+    """A record file's bytes as JSON text (a compressed one's, uncompressed)."""
+    return (gzip.decompress(data) if data.startswith(GZIP_MAGIC) else data).decode()

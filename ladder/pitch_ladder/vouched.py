@@ -1,13 +1,13 @@
 """Records the owner wrote from results a worker verified, held until the importer takes them.
 
 A cluster worker replays each game it plays (``verify.refusal``) and hands back the
-record's bytes with their sha256 digest; the owner checks the digest and the schedule's
-fields, writes the record into the match folder and vouches for it here: its path, the
-digest of the bytes it wrote and the record itself. The importer, finding that file, reads
-its bytes once more: if their digest is the vouched one, it stores the vouched record
-without replaying it again; if not (the folder is anyone's to write), the file is
-checked as any other. An entry lives from its pair's arrival to the importer's next poll,
-so the table stays as small as the games in flight.
+record's bytes with their sha256 digest and the game's outcome; the owner checks the
+digest and the schedule's fields, writes the bytes into the match folder and vouches for
+them here: the file's path, its digest and the game's outcome. The importer, finding that
+file, reads its bytes once: if their digest is the vouched one, it stores them with the
+vouched outcome, without parsing or replaying the record; if not (the folder is anyone's
+to write), the file is checked as any other. An entry lives from its pair's arrival to
+the importer's next poll, so the table stays as small as the games in flight.
 
 Imports nothing from the rest of the ladder, and no Dask.
 """
@@ -21,7 +21,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+
+from pitch_referee.match import GameOutcome
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,8 @@ class Vouched:
 
     digest: str
     """sha256 of the file's bytes, hex."""
-    record: dict[str, Any]
+    outcome: GameOutcome
+    """The game's outcome and termination, as its worker read them from the record."""
     finished_at: datetime
 
 
@@ -42,9 +44,9 @@ class VouchedRecords:
         self._by_path: dict[str, Vouched] = {}
         self._lock = threading.Lock()
 
-    def vouch(self, path: Path, data: bytes, record: dict[str, Any], at: datetime) -> None:
-        """``record`` was written to ``path`` as ``data``."""
-        vouched = Vouched(hashlib.sha256(data).hexdigest(), record, at)
+    def vouch(self, path: Path, digest: str, outcome: GameOutcome, at: datetime) -> None:
+        """The record of ``outcome`` is written to ``path`` as bytes of sha256 ``digest``."""
+        vouched = Vouched(digest, outcome, at)
         with self._lock:
             self._by_path[os.path.abspath(path)] = vouched
 

@@ -4,6 +4,7 @@ is the one vouched for, checked in full once it is not."""
 from __future__ import annotations
 
 import copy
+import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,11 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.pending import PendingMatch, PendingMatches
 from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_ladder.vouched import VouchedRecords
-from pitch_referee.match import GameSpec, MatchFolder
+from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
 from pitch_sdk.record import record_bytes
 
 NOW = datetime(2026, 12, 3, tzinfo=UTC)
+OUTCOME = GameOutcome(GameSpec(0, "a", "1.0", 0), 1.0, 13, 0, 0, termination="score")
 
 
 @given(st.binary(max_size=64), st.binary(max_size=64))
@@ -30,10 +32,10 @@ def test_a_vouched_record_is_handed_over_once_and_only_for_the_bytes_vouched_for
     written: bytes, found: bytes
 ) -> None:
     vouched, path = VouchedRecords(), Path("matches/m/games/pair-00000-a.json")
-    vouched.vouch(path, written, {"seed": 1}, NOW)
+    vouched.vouch(path, hashlib.sha256(written).hexdigest(), OUTCOME, NOW)
     taken = vouched.take(path, found)
     assert (taken is not None) == (found == written)
-    assert taken is None or taken.record == {"seed": 1}
+    assert taken is None or taken.outcome is OUTCOME
     assert vouched.take(path, written) is None and len(vouched) == 0
 
 
@@ -61,8 +63,8 @@ def test_a_vouched_record_whose_file_is_unchanged_is_stored_without_a_replay(
     spec = next(iter(match.specs.values()))
     path, data = _written(ladder, match, spec)
     vouched = VouchedRecords()
-    record = honest_record(match, spec)
-    vouched.vouch(path, data, record, NOW)
+    outcome = GameOutcome.from_record(spec, honest_record(match, spec))
+    vouched.vouch(path, hashlib.sha256(data).hexdigest(), outcome, NOW)
 
     def no_replay(*_args: Any) -> str:
         raise AssertionError("a vouched record was replayed again")
@@ -71,8 +73,9 @@ def test_a_vouched_record_whose_file_is_unchanged_is_stored_without_a_replay(
     store = Importer(ladder.folder, ladder.engine, lambda text: pytest.fail(text))
     store.vouched = vouched
     found = store.new_records(match)
-    assert [(new.spec, new.finished_at) for new in found] == [(spec, NOW)]
-    assert found[0].record is record
+    assert [(new.outcome, new.text, new.finished_at) for new in found] == [
+        (outcome, data.decode(), NOW)
+    ]
     ladder.close()
 
 
@@ -83,7 +86,8 @@ def test_a_vouched_record_changed_on_disk_is_checked_in_full_and_refused(
     spec = next(iter(match.specs.values()))
     path, data = _written(ladder, match, spec)
     vouched = VouchedRecords()
-    vouched.vouch(path, data, honest_record(match, spec), NOW)
+    outcome = GameOutcome.from_record(spec, honest_record(match, spec))
+    vouched.vouch(path, hashlib.sha256(data).hexdigest(), outcome, NOW)
     forged = copy.deepcopy(honest_record(match, spec))
     forged["hands"] = forged["hands"][:1]  # a hand left out
     path.write_bytes(record_bytes(forged, compress=False))

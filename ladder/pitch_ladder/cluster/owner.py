@@ -42,14 +42,14 @@ from distributed.comm.addressing import parse_host_port
 
 from pitch_referee.live import JournalPublisher
 from pitch_referee.match import GameOutcome, GameSpec, Job, MatchFolder, WorkerError
-from pitch_sdk.record import RecordError, parse_record, record_bytes, write_record_bytes
+from pitch_sdk.record import RecordError, write_record_bytes
 
 from ..errors import LadderError
 from ..verify import seated
 from ..vouched import VouchedRecords
 from .bots import BotShelf
 from .live import JournalReceiver
-from .tasks import PlayedPair, VerifiedGame, job_lineup, play_pair
+from .tasks import LOG_FOLDER, PlayedPair, VerifiedGame, job_lineup, play_pair
 
 
 class ClusterError(LadderError):
@@ -233,8 +233,6 @@ class _PairWriter:
         self.compress = job.settings.compress_records
         self.lineup = job_lineup(job)
         self.vouched = vouched
-        self.numbers: dict[str, int] = {}
-        """Each Dask worker's number in this match: its logs go to ``logs/worker-N``."""
         self.bots: dict[str, object] = dict(job.seat_entrants())
         """The bot in each slot (``A1``...), whose log files share one budget."""
         self.budget = job.settings.log_budget_bytes
@@ -242,38 +240,32 @@ class _PairWriter:
         """What each bot's logs in this match hold, over every worker's files."""
 
     def write(self, played: PlayedPair, pair: list[GameSpec]) -> None:
-        """The logs, then each record (atomically), naming its bots' logs here.
+        """The logs, then each record as it came (atomically): a worker names its bots'
+        logs by its own folder (``tasks.log_folder``), so a record needs no rewriting.
 
         Raises:
             WorkerError: a record is not the one the worker verified, or not a game of
                 ``pair`` (the pair asked for): nothing of the pair is written.
         """
         records = [self._checked(game, pair) for game in played.games]
-        number = self.numbers.setdefault(played.worker, len(self.numbers))
-        logs = self.folder.worker_logs(number)
+        if not LOG_FOLDER.fullmatch(played.log_folder):
+            raise WorkerError(f"pair {pair[0].pair} came back with logs in {played.log_folder!r}")
+        logs = self.folder.logs_dir / played.log_folder
         logs.mkdir(parents=True, exist_ok=True)
         for name, data in played.logs.items():
-            self._append(logs / name, data)
-        for game, record in zip(played.games, records, strict=True):
-            for entry in [*record.get("players", []), *record.get("faults", [])]:
-                if entry.get("log"):  # relative to the match folder, as a local worker's
-                    name = PurePath(entry["log"]).name
-                    here = (logs / name).relative_to(self.folder.root).as_posix()
-                    if isinstance(entry.get("detail"), str):  # "...; see <its log>"
-                        entry["detail"] = entry["detail"].replace(entry["log"], here)
-                    entry["log"] = here
+            self._append(logs / PurePath(name).name, data)
+        for game, data in zip(played.games, records, strict=True):
             path = self.folder.record_path(game.outcome.spec, self.compress)
-            data = record_bytes(record, self.compress)
+            if self.vouched is not None:  # first: the importer may find the file at once
+                self.vouched.vouch(path, game.digest, game.outcome, datetime.now(UTC))
             write_record_bytes(data, path)
-            if self.vouched is not None:
-                self.vouched.vouch(path, data, record, datetime.now(UTC))
 
-    def _checked(self, game: VerifiedGame, pair: list[GameSpec]) -> dict[str, Any]:
-        """The record of ``game``, if it is the one its worker verified and a game of
-        ``pair`` with the match's bots in their seats.
+    def _checked(self, game: VerifiedGame, pair: list[GameSpec]) -> bytes:
+        """The record file's bytes of ``game``, if they are those its worker verified and
+        it is a game of ``pair`` with the match's bots in their seats.
 
         Raises:
-            WorkerError: it is not.
+            WorkerError: they are not.
         """
         spec = game.outcome.spec
         try:
@@ -285,10 +277,9 @@ class _PairWriter:
             claimed = (game.seed, game.first_dealer, list(game.players))
             if claimed != (spec.seed, spec.first_dealer, seated(spec, self.lineup)):
                 raise RecordError(f"{spec.game_id} is not the game the schedule asked for")
-            record = parse_record(data, spec.game_id)
         except (OSError, RecordError) as error:
             raise WorkerError(f"pair {pair[0].pair} came back damaged: {error}") from None
-        return record
+        return data
 
     def _append(self, path: Path, data: bytes) -> None:
         """A worker's log of a bot grows by each pair's, while the bot's logs in the match

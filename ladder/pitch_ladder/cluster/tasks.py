@@ -36,6 +36,7 @@ import contextlib
 import gzip
 import hashlib
 import json
+import re
 import shutil
 import tempfile
 import threading
@@ -61,7 +62,7 @@ from pitch_referee.match import (
 from pitch_referee.referee import Referee
 from pitch_referee.sandbox import unavailable_reason
 from pitch_referee.warm import WarmBots
-from pitch_sdk.record import RecordError, load_record
+from pitch_sdk.record import GZIP_MAGIC, RecordError, load_record
 
 from ..verify import refusal
 from .bots import BotRef, fetch_bot
@@ -79,7 +80,7 @@ class VerifiedGame:
     """A game a worker played and verified by replay, as it travels to the owner."""
 
     outcome: GameOutcome
-    """Its outcome, with the spec the owner asked for."""
+    """Its outcome (and termination), with the spec the owner asked for."""
     seed: str
     first_dealer: int
     players: tuple[str, ...]
@@ -94,7 +95,7 @@ class VerifiedGame:
         """``record`` of ``outcome``, read from the file bytes ``data`` (a compressed
         record file travels as it is)."""
         players = tuple(player["name"] for player in record["players"])
-        packed = data if data.startswith(GZIP) else gzip.compress(data, 6, mtime=0)
+        packed = data if data.startswith(GZIP_MAGIC) else gzip.compress(data, 6, mtime=0)
         digest = hashlib.sha256(data).hexdigest()
         return cls(outcome, record["seed"], record["first_dealer"], players, packed, digest)
 
@@ -112,10 +113,6 @@ class VerifiedGame:
             raise OSError(f"not whole: {error}") from None
 
 
-GZIP = b"\x1f\x8b"
-"""The first bytes of gzip data."""
-
-
 @dataclass(frozen=True)
 class PlayedPair:
     """What a task hands back: everything the owner writes, nothing it must re-read."""
@@ -126,6 +123,9 @@ class PlayedPair:
     """What the bots logged while this pair played, by file name (``A1-a-<bot>.log``...)."""
     worker: str = ""
     """The Dask worker's address."""
+    log_folder: str = "worker-0"
+    """The folder of ``logs`` in the match's ``logs/``, as the records name it: the
+    worker's own (``log_folder``), so that the owner writes records as they come."""
     fetched: tuple[str, ...] = ()
     """The content hashes of the bot versions this task had to fetch."""
 
@@ -175,7 +175,7 @@ def play_pair(
     except (BotError, MatchError, OSError, RecordError) as error:
         raise RuntimeError(f"pair {pair[0].pair} on {worker.address}: {error}") from None
     fetched = tuple(digest for digest, (_, now) in bots.items() if now)
-    return PlayedPair(games, logs, worker.address, fetched)
+    return PlayedPair(games, logs, worker.address, fetched=fetched, log_folder=log_folder(worker))
 
 
 Played = tuple[list[VerifiedGame], dict[str, bytes]]
@@ -184,19 +184,22 @@ Played = tuple[list[VerifiedGame], dict[str, bytes]]
 class _Table:
     """One match's open referee on this worker, with its scratch folder."""
 
-    def __init__(self, key: object, job: Job, referee: Referee) -> None:
+    def __init__(self, key: object, job: Job, referee: Referee, logs: Path) -> None:
         self.key = key
         self.job = job
         self.referee = referee
         self.folder = MatchFolder(job.root)
+        self.logs = logs
         self.lineup = job_lineup(job)
         self.logged: dict[str, int] = {}
         """How much of each bot log earlier pairs have handed back."""
 
     @classmethod
-    async def open(cls, key: object, job: Job, warm: WarmBots) -> _Table:
+    async def open(cls, key: object, job: Job, warm: WarmBots, logs: str) -> _Table:
+        """``logs``: the folder of the bots' logs in the scratch match's ``logs/``."""
+        folder = MatchFolder(job.root).logs_dir / logs
         referee = Referee(
-            MatchFolder(job.root).worker_logs(0),
+            folder,
             job.settings.referee_settings(job.sandboxed),
             announce=_quiet,
             log_base=job.root,
@@ -204,7 +207,7 @@ class _Table:
             deals=str(job.settings.seed),
         )
         await referee.__aenter__()
-        return cls(key, job, referee)
+        return cls(key, job, referee, folder)
 
     async def play(self, pair: list[GameSpec]) -> Played:
         outcomes: list[GameOutcome] = []
@@ -229,7 +232,7 @@ class _Table:
 
     def _new_logs(self) -> dict[str, bytes]:
         logs = {}
-        for path in sorted(self.folder.worker_logs(0).glob("*.log")):
+        for path in sorted(self.logs.glob("*.log")):
             with path.open("rb") as log:
                 log.seek(self.logged.get(path.name, 0))
                 logs[path.name] = log.read()
@@ -246,7 +249,9 @@ class _Table:
 class _Kept:
     """A worker's event loop, on a thread of its own, and the match it keeps open."""
 
-    def __init__(self) -> None:
+    def __init__(self, logs: str) -> None:
+        self.logs = logs
+        """The worker's folder of logs (``log_folder``)."""
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name="pitch-referee", daemon=True).start()
         self.warm = asyncio.run_coroutine_threadsafe(WarmBots().__aenter__(), self.loop).result()
@@ -274,7 +279,7 @@ class _Kept:
             try:
                 if self.table is None or self.table.key != key:
                     await self._close()
-                    self.table = await _Table.open(key, job(), self.warm)
+                    self.table = await _Table.open(key, job(), self.warm, self.logs)
                 return await self.table.play(pair)
             except BaseException:
                 await self._close()  # a referee that failed is not trusted with the next pair
@@ -308,7 +313,9 @@ def _kept(worker: Worker) -> _Kept:
     """The worker's ``_Kept`` (a worker process has one; a test's in-process cluster has
     several workers in one process)."""
     with _kept_lock:
-        return _kept_by_worker.setdefault(worker.address, _Kept())
+        if worker.address not in _kept_by_worker:
+            _kept_by_worker[worker.address] = _Kept(log_folder(worker))
+        return _kept_by_worker[worker.address]
 
 
 def _quiet(_message: str) -> None:
@@ -320,3 +327,13 @@ def job_lineup(job: Job) -> tuple[str, str, str, str]:
     lineup)."""
     a, a_partner, b, b_partner = (entrant.name for entrant in job.seat_entrants().values())
     return a, a_partner, b, b_partner
+
+
+LOG_FOLDER = re.compile(r"worker-[A-Za-z0-9._-]+")
+"""What a worker's folder of logs is called (``log_folder``), as the owner checks it."""
+
+
+def log_folder(worker: Worker) -> str:
+    """``worker-<the Dask worker's name>``: unique in a cluster, and the same for the
+    worker that a nanny restarts, so that its logs go on where they were."""
+    return "worker-" + re.sub(r"[^A-Za-z0-9._-]", "_", str(worker.name))
