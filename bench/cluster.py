@@ -201,7 +201,7 @@ def can_results(ladder: Any, pool: list[dict[str, Any]], store: Path) -> int:
                 outcome = GameOutcome.from_record(spec, record)
                 verified.append(VerifiedGame.of(outcome, record, data))
                 games += 1
-            played = PlayedPair(verified, worker="tcp://canned:1")
+            played = PlayedPair(verified)
             path = store / f"{match.match_settings.seed}-{number}.pickle"
             path.write_bytes(pickle.dumps(played))
     return games

@@ -418,7 +418,7 @@ def test_the_owner_writes_a_pair_its_worker_verified_and_vouches_for_each_record
     tmp_path: Path,
 ) -> None:
     writer, pair, games = _verified_pair(tmp_path)
-    writer.write(tasks.PlayedPair(games, worker="tcp://w:1"), pair)
+    writer.write(tasks.PlayedPair(games), pair)
     for spec, game in zip(pair, games, strict=True):
         path = MatchFolder(tmp_path).record_path(spec)
         assert path.read_bytes() == game.data(compressed=False)  # as it came: not rewritten
@@ -447,5 +447,5 @@ def test_a_pair_that_is_not_what_the_worker_verified_or_the_owner_asked_is_refus
 ) -> None:
     writer, pair, games = _verified_pair(tmp_path)
     with pytest.raises(WorkerError, match=reason):
-        writer.write(tasks.PlayedPair([games[0], change(games[1])], worker="tcp://w:1"), pair)
+        writer.write(tasks.PlayedPair([games[0], change(games[1])]), pair)
     assert not list(MatchFolder(tmp_path).games_dir.glob("*")) and len(writer.vouched) == 0

@@ -121,8 +121,6 @@ class PlayedPair:
     """The pair's games, verified, in the order they finished."""
     logs: dict[str, bytes] = field(default_factory=dict)
     """What the bots logged while this pair played, by file name (``A1-a-<bot>.log``...)."""
-    worker: str = ""
-    """The Dask worker's address."""
     log_folder: str = "worker-0"
     """The folder of ``logs`` in the match's ``logs/``, as the records name it: the
     worker's own (``log_folder``), so that the owner writes records as they come."""
@@ -175,7 +173,7 @@ def play_pair(
     except (BotError, MatchError, OSError, RecordError) as error:
         raise RuntimeError(f"pair {pair[0].pair} on {worker.address}: {error}") from None
     fetched = tuple(digest for digest, (_, now) in bots.items() if now)
-    return PlayedPair(games, logs, worker.address, fetched=fetched, log_folder=log_folder(worker))
+    return PlayedPair(games, logs, log_folder(worker), fetched)
 
 
 Played = tuple[list[VerifiedGame], dict[str, bytes]]
