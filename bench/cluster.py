@@ -19,11 +19,21 @@ Run by hand: ``uv run python bench/cluster.py``. Results go in ``bench/RESULTS.m
    ladder's import (each record verified by replaying it, stored with its ratings) to
    the above (the runner is the main thread); on SQLite, and on PostgreSQL with
    ``--postgres URL`` (in a schema of its own, dropped afterwards).
+4. The owner alone at full speed (``--owner-seconds S``, on ``--postgres URL`` if given):
+   a ladder run of four bots whose cluster delivers finished pairs as fast as the owner
+   takes them. The records are real (a greedy-random match played by the referee, its
+   records reused with each scheduled game's seed, first dealer and bots written in, so
+   that the owner's checks pass), produced in advance as the tasks' results, one pickle a
+   pair on disk; the two real Dask workers of ``pitch cluster local`` return them as
+   ``play_pair`` would (``canned_pair``). Measured: games stored a second (each 10 s, and
+   over the run), the owner's CPU a game, and its resident memory every 10 s.
+   ``--owner-only`` skips parts 1-3.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import pickle
 import signal
@@ -31,19 +41,31 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from distributed import Client
 
-from pitch_ladder.cluster import ClusterExecutor, ClusterWorkers
-from pitch_referee.match import Entrant, MatchSettings, Workers, run_match, run_workers
+from pitch_ladder.cluster import ClusterExecutor, ClusterWorkers, owner
+from pitch_ladder.cluster.tasks import PlayedPair, VerifiedGame
+from pitch_referee.match import (
+    Entrant,
+    GameOutcome,
+    GameSpec,
+    MatchSettings,
+    Workers,
+    run_match,
+    run_workers,
+)
 from pitch_sdk import reference
-from pitch_sdk.record import load_record
+from pitch_sdk.record import load_record, record_bytes
 
 HAND_CAP = 60
 
@@ -140,12 +162,146 @@ def own_schema(url: str) -> Iterator[str]:
             connection.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
+BOTS = (("greedy", "greedy"), ("random", "random"), ("g2", "greedy"), ("r2", "random"))
+"""The full-speed ladder's bots: name, sample."""
+
+
+def canned_pair(store: str, *args: Any, **_kwargs: Any) -> PlayedPair:
+    """``tasks.play_pair``'s result for its pair, read from ``store`` (made in advance by
+    ``can_results``): what a worker hands back, without the playing."""
+    settings, pair = args[2], args[5]
+    data = (Path(store) / f"{settings.seed}-{pair[0].pair}.pickle").read_bytes()
+    played: PlayedPair = pickle.loads(data)
+    return played
+
+
+def can_results(ladder: Any, pool: list[dict[str, Any]], store: Path) -> int:
+    """Every pending match's pairs, as its workers would return them, pickled into
+    ``store``; the games canned. Each game is a record of ``pool`` (real games) with the
+    game's seed, first dealer and bots written in."""
+    from pitch_ladder.pending import PendingMatches
+    from pitch_ladder.verify import seated
+
+    store.mkdir()
+    games = 0
+    for match in PendingMatches(ladder.engine):
+        pairs: dict[int, list[GameSpec]] = {}
+        for spec in match.specs.values():
+            pairs.setdefault(spec.pair, []).append(spec)
+        for number, specs in pairs.items():
+            verified = []
+            for spec in specs:
+                record = copy.deepcopy(pool[games % len(pool)])
+                record["seed"], record["first_dealer"] = spec.seed, spec.first_dealer
+                for player, name in zip(
+                    record["players"], seated(spec, match.seat_names()), strict=True
+                ):
+                    player["name"] = name
+                data = record_bytes(record, compress=False)
+                outcome = GameOutcome.from_record(spec, record)
+                verified.append(VerifiedGame.of(outcome, record, data))
+                games += 1
+            played = PlayedPair(verified)
+            path = store / f"{match.match_settings.seed}-{number}.pickle"
+            path.write_bytes(pickle.dumps(played))
+    return games
+
+
+class Memory:
+    """This process's resident memory (MiB) every ``every_s`` seconds, on a thread."""
+
+    def __init__(self, every_s: float = 10.0) -> None:
+        self.samples: list[float] = []
+        self.every_s = every_s
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            status = Path("/proc/self/status").read_text()
+            line = next(line for line in status.splitlines() if line.startswith("VmRSS:"))
+            self.samples.append(int(line.split()[1]) / 1024)
+            if self.stop.wait(self.every_s):
+                return
+
+    def __enter__(self) -> Memory:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+def owner_at_full_speed(address: str, folder: Path, db: str | None, seconds: float) -> None:
+    """Part 4: a ladder run's owner taking finished pairs as fast as it can store them."""
+    from pitch_ladder.ladder import Ladder
+    from pitch_ladder.runner import RunProgress, window
+    from pitch_ladder.schedule_writer import schedule_rounds
+
+    real = folder / "real"
+    a = Entrant.from_folder(reference.folder("greedy"))
+    b = Entrant.from_folder(reference.folder("random"))
+    settings = MatchSettings(games=40, seed=7, concurrency=2, rules={"hand_cap": HAND_CAP})
+    run_match(a, b, settings, real, announce=lambda _text: None)
+    pool = [load_record(path) for path in sorted((real / "games").glob("*.json"))]
+    games_per_match = 200
+    rounds = max(1, round(1000 * seconds / (6 * games_per_match)))  # 1,000 games/s asked
+    with Ladder.init(folder / "ladder", db) as ladder:
+        for name, sample in BOTS:
+            ladder.submit(reference.folder(sample), name)
+        schedule_rounds(ladder.engine, rounds, games_per_match, {"hand_cap": HAND_CAP})
+        canned = can_results(ladder, pool, folder / "canned")
+        print(f"owner at full speed: {canned} games canned from {len(pool)} real records")
+        owner.play_pair = partial(canned_pair, str(folder / "canned"))  # type: ignore[assignment]
+        client = Client(address, set_as_default=False)
+        executor = ClusterExecutor(client, window(2))
+        stored: list[tuple[float, int]] = []
+
+        def progress(report: RunProgress) -> None:
+            stored.append((time.perf_counter(), report.games_done))
+
+        with Memory() as memory:
+            start, cpu = time.perf_counter(), time.process_time()
+            report = ladder.run(
+                rounds,
+                games_per_match,
+                {"hand_cap": HAND_CAP},
+                executor=executor,
+                workers=2,
+                progress=progress,
+            )
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        executor.shutdown()
+        client.close()
+    assert report.games == canned, (report.games, canned)
+    print(f"games stored: {report.games} in {wall:.1f} s: {report.games / wall:.0f} games/s")
+    print(f"owner CPU a game: {1000 * cpu / report.games:.3f} ms")
+    windows, mark, done = [], start, 0
+    for at, games in stored:
+        if at - mark >= 10:
+            windows.append((games - done) / (at - mark))
+            mark, done = at, games
+    print("games/s each 10 s: " + ", ".join(f"{rate:.0f}" for rate in windows))
+    print("owner RSS every 10 s (MiB): " + ", ".join(f"{mib:.0f}" for mib in memory.samples))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--postgres", help="Also a ladder on this (empty) PostgreSQL database.")
+    parser.add_argument("--owner-seconds", type=float, default=60.0, help="Part 4's length.")
+    parser.add_argument("--owner-only", action="store_true", help="Part 4 alone.")
     arguments = parser.parse_args()
+    if arguments.owner_only:
+        with tempfile.TemporaryDirectory() as scratch, cluster_process(2) as (address, _):
+            if arguments.postgres:
+                with own_schema(arguments.postgres) as url:
+                    owner_at_full_speed(address, Path(scratch), url, arguments.owner_seconds)
+            else:
+                owner_at_full_speed(address, Path(scratch), None, arguments.owner_seconds)
+        return
     games = arguments.games
     with (
         tempfile.TemporaryDirectory() as scratch,

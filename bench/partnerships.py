@@ -36,7 +36,7 @@ from sqlmodel import Session, col, select
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion, Game, Match, now
 from pitch_ladder.partnerships import forget_team_ratings, team_ratings
-from pitch_ladder.runner import schedule_rounds
+from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_referee.team_ratings import TeamRatings
 
 BOTS = 16

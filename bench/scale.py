@@ -85,7 +85,7 @@ from pitch_ladder.models import (
 )
 from pitch_ladder.rating_tables import _pair_totals, current_fit, rerate
 from pitch_ladder.ratings import _tabulate, fit_arrays_by_group
-from pitch_ladder.runner import schedule_rounds
+from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game

@@ -45,15 +45,10 @@ from .games import GameInfo, StoredGame, page_of_games, stored_game
 from .lock import RunLock, waiting_lock
 from .models import Bot, BotVersion, Match, VersionRating
 from .ownership import claim_database, new_ladder_id
+from .pending import pending_rounds
 from .rating_tables import Fit, current_fit, rebuild
-from .runner import (
-    Pools,
-    ProgressCallback,
-    RunReport,
-    pending_rounds,
-    play_pending,
-    schedule_rounds,
-)
+from .runner import Pools, ProgressCallback, RunReport, play_pending
+from .schedule_writer import schedule_rounds
 from .scratch import remove_tree, scratch_folder, sweep
 from .standings import Standing, latest_rows, standings, version_label
 from .submit import check_name, content_hash, copy_bot, read_manifest, smoke_test

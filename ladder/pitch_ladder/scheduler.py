@@ -39,9 +39,11 @@ from .ladder import Ladder, require_sandbox
 from .lock import RunLock
 from .models import Match, PairTotal, SchedulerState, now
 from .pairing import Entrant, PairingSettings, next_pairings, next_quartets
+from .pending import pending_rounds
 from .rating_tables import current_fit
-from .runner import Pools, ProgressCallback, pending_rounds, play_pending, schedule_round
+from .runner import Pools, ProgressCallback, play_pending
 from .schedule import Pair, Quartet, TeamLineup, team_matches
+from .schedule_writer import schedule_round
 from .standings import latest_versions
 
 log = logging.getLogger(__name__)

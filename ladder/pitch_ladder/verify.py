@@ -34,15 +34,11 @@ def refusal(
     ``settings`` are the match's settings as the ladder scheduled them (the database's,
     not the folder's ``match.json``, which is a file like any other).
     """
-    a, a_partner, b, b_partner = lineup
-    a_seats, b_seats = (a, a_partner), (b, b_partner)  # a team's first seat, then its second
     expected = {
         "seed": spec.seed,
         "first dealer": spec.first_dealer,
         "rules": settings.options().to_dict(),
-        "players": [
-            (a_seats if seat % 2 == spec.a_team else b_seats)[seat // 2] for seat in range(4)
-        ],
+        "players": seated(spec, lineup),
     }
     found = {
         "seed": record.get("seed"),
@@ -66,6 +62,13 @@ def refusal(
     if result.termination == "forfeit" and (not faults or faults[-1].seat != result.forfeited_by):
         return f"it claims a forfeit by seat {result.forfeited_by} without its fault"
     return None
+
+
+def seated(spec: GameSpec, lineup: tuple[str, str, str, str]) -> list[str]:
+    """The bot at each seat of game ``spec`` of the match of ``lineup`` (as ``refusal``)."""
+    a, a_partner, b, b_partner = lineup
+    a_seats, b_seats = (a, a_partner), (b, b_partner)  # a team's first seat, then its second
+    return [(a_seats if seat % 2 == spec.a_team else b_seats)[seat // 2] for seat in range(4)]
 
 
 def _names(players: Any) -> list[Any] | None:

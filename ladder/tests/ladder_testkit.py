@@ -34,9 +34,14 @@ from pitch_ladder.models import (
     now,
 )
 from pitch_ladder.ownership import OWNER_ROW
+from pitch_ladder.pending import PendingMatch
 from pitch_ladder.rating_tables import rerate
+from pitch_ladder.verify import seated
 from pitch_referee.errors import PitchError
+from pitch_referee.match import GameSpec
 from pitch_sdk import reference
+from pitch_sdk.bots import GreedyBot, RandomBot
+from pitch_sdk.selfplay import play_game
 
 RANDOM = reference.folder("random")
 GREEDY = reference.folder("greedy")
@@ -314,3 +319,11 @@ def ladder_outcome(folder: Path, db: str | None = None) -> tuple[list[Any], dict
             history = session.exec(select(func.count()).select_from(RatingHistory)).one()
             assert history == 2 * len(games)
     return games, lines
+
+
+def honest_record(match: PendingMatch, spec: GameSpec) -> dict[str, Any]:
+    """The record the referee writes for game ``spec`` of ``match`` (greedy against
+    random, by name), played in-process: milliseconds a game at a small ``hand_cap``."""
+    names = seated(spec, match.seat_names())
+    bots = [(GreedyBot if name == "greedy" else RandomBot)(seat) for seat, name in enumerate(names)]
+    return play_game(bots, spec.seed, match.match_settings.options(), spec.first_dealer)

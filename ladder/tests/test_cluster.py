@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,27 @@ from ladder_testkit import (
 )
 
 from pitch_cli.cluster import ladder_executor
+from pitch_ladder import importer
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.pairing import PairingSettings
 from pitch_ladder.scheduler import Scheduler, SchedulerSettings
+from pitch_ladder.verify import seated
+from pitch_ladder.vouched import VouchedRecords
 from pitch_referee.live import JournalError, JournalReader, live_journals
-from pitch_referee.match import Entrant, MatchSettings, WorkerError, run_match
-from pitch_sdk.record import load_record
+from pitch_referee.match import (
+    Entrant,
+    GameOutcome,
+    GameSpec,
+    Job,
+    MatchFolder,
+    MatchSettings,
+    WorkerError,
+    run_match,
+    schedule,
+)
+from pitch_sdk.bots import GreedyBot, RandomBot
+from pitch_sdk.record import load_record, record_bytes
+from pitch_sdk.selfplay import play_game
 
 distributed = pytest.importorskip("distributed")
 
@@ -107,6 +123,19 @@ def test_a_round_robin_on_a_cluster_gives_the_local_pools_games_records_and_rati
     assert (games, lines, records) == on_local_pool
     logs = list(folder.glob("matches/*/logs/worker-*/A1-a-greedy.log"))
     assert logs, "the bots' logs come back with their games"
+
+
+@pytest.mark.slow
+def test_a_cluster_run_stores_its_workers_verified_records_without_replaying_them(
+    cluster: Any, on_local_pool: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def replay(*_args: Any) -> str:
+        raise AssertionError("the owner replayed a record its worker verified")
+
+    monkeypatch.setattr(importer, "refusal", replay)
+    folder = tmp_path / "ladder"
+    cli(*RUN, "--cluster", cluster.scheduler.address, *comparable_ladder(folder))
+    assert _outcome(folder) == on_local_pool
 
 
 @pytest.mark.slow
@@ -362,3 +391,61 @@ def test_a_bot_fetched_by_hash_is_unpacked_with_the_upload_checks_and_cached_onl
         assert not any(cached.values())
     finally:
         cluster.unpublish_dataset(ref.dataset)
+
+
+def _verified_pair(tmp_path: Path) -> tuple[Any, list[GameSpec], list[Any]]:
+    """A pair writer of a greedy-random match, the match's first pair, and that pair's
+    games as a worker hands them back (played and verified)."""
+    settings = MatchSettings(games=2, seed=11, rules={"hand_cap": 2})
+    pair = schedule(settings)
+    job = Job(
+        Entrant.from_folder(GREEDY), Entrant.from_folder(RANDOM), settings, tmp_path, False, None
+    )  # type: ignore[arg-type]
+    games = []
+    for spec in pair:
+        names = seated(spec, tasks.job_lineup(job))
+        bots = [
+            (GreedyBot if name == "greedy" else RandomBot)(seat) for seat, name in enumerate(names)
+        ]
+        record = play_game(bots, spec.seed, settings.options(), spec.first_dealer)
+        outcome = GameOutcome.from_record(spec, record)
+        games.append(tasks.VerifiedGame.of(outcome, record, record_bytes(record, compress=False)))
+    MatchFolder(tmp_path).games_dir.mkdir()
+    return owner._PairWriter(MatchFolder(tmp_path), job, VouchedRecords()), pair, games
+
+
+def test_the_owner_writes_a_pair_its_worker_verified_and_vouches_for_each_record(
+    tmp_path: Path,
+) -> None:
+    writer, pair, games = _verified_pair(tmp_path)
+    writer.write(tasks.PlayedPair(games), pair)
+    for spec, game in zip(pair, games, strict=True):
+        path = MatchFolder(tmp_path).record_path(spec)
+        assert path.read_bytes() == game.data(compressed=False)  # as it came: not rewritten
+        vouched = writer.vouched.take(path, path.read_bytes())
+        assert vouched is not None and vouched.outcome == game.outcome
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda game: replace(game, digest="0" * 64), "not those the worker verified"),
+        (lambda game: replace(game, packed=game.packed[:40]), "came back damaged"),
+        (lambda game: replace(game, players=game.players[::-1]), "not the game the schedule"),
+        (lambda game: replace(game, seed=game.seed + "1"), "not the game the schedule"),
+        (lambda game: replace(game, first_dealer=3 - game.first_dealer), "not the game the"),
+        (
+            lambda game: replace(
+                game, outcome=replace(game.outcome, spec=replace(game.outcome.spec, pair=7))
+            ),
+            "is not a game of pair 0",
+        ),
+    ],
+)
+def test_a_pair_that_is_not_what_the_worker_verified_or_the_owner_asked_is_refused_whole(
+    tmp_path: Path, change: Any, reason: str
+) -> None:
+    writer, pair, games = _verified_pair(tmp_path)
+    with pytest.raises(WorkerError, match=reason):
+        writer.write(tasks.PlayedPair([games[0], change(games[1])]), pair)
+    assert not list(MatchFolder(tmp_path).games_dir.glob("*")) and len(writer.vouched) == 0

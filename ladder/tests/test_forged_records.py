@@ -12,9 +12,9 @@ from ladder_testkit import GREEDY, RANDOM
 from sqlmodel import Session, col, select
 
 from pitch_ladder.errors import LadderError
+from pitch_ladder.importer import REJECTED
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, GameRecord, Match
-from pitch_ladder.runner import REJECTED
 from pitch_ladder.schedule import match_folder
 from pitch_ladder.verify import refusal
 from pitch_referee.match import GameSpec, MatchSettings, schedule

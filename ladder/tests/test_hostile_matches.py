@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Match
-from pitch_ladder.runner import schedule_rounds
+from pitch_ladder.schedule_writer import schedule_rounds
 
 HONEST = """
 from pitch_sdk.bots import RandomBot

@@ -15,9 +15,9 @@ from ladder_testkit import add_match, game_row, ladder_with, store_games
 from sqlalchemy import Engine, event
 from sqlmodel import Session
 
-from pitch_ladder import runner
+from pitch_ladder import pending
 from pitch_ladder.game_query import GameQuery
-from pitch_ladder.runner import schedule_rounds
+from pitch_ladder.schedule_writer import schedule_rounds
 
 GROWING = ("game", "game_record", "match", "rating_history")
 """Tables that grow with the games and matches: never read whole by a hot query. (The
@@ -117,10 +117,10 @@ def test_the_hot_queries_never_read_the_games_or_matches_whole(db_url: str, tmp_
         "a game": lambda: ladder.game(3),
         "bots": ladder.bots,
         "pending matches": lambda: (
-            runner._Pending(ladder.engine).totals(ladder.folder),
-            list(runner._Pending(ladder.engine)),
+            pending.PendingMatches(ladder.engine).totals(ladder.folder),
+            list(pending.PendingMatches(ladder.engine)),
         ),
-        "pending rounds": lambda: runner.pending_rounds(ladder.engine),
+        "pending rounds": lambda: pending.pending_rounds(ladder.engine),
         "retiring a bot": lambda: ladder.retire("gamma"),
     }
     uses = {  # an index that the plans must name: a range of the key would also pass

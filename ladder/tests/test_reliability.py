@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import comparable_ladder, ladder_outcome, pitch
+from ladder_testkit import comparable_ladder, honest_record, ladder_outcome, pitch
+from sqlalchemy import create_engine, text
+from sqlmodel import Session, func, select
 
+from pitch_ladder.database import database_url
 from pitch_ladder.errors import LadderError
+from pitch_ladder.ladder import Ladder
 from pitch_ladder.lock import LOCK_FILE, RunLock
+from pitch_ladder.models import Game
+from pitch_ladder.pending import PendingMatches
+from pitch_ladder.schedule_writer import schedule_rounds
+from pitch_referee.match import MatchFolder
+from pitch_sdk.record import write_record
 
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12", "--workers", "2"]
 """Two rounds of one 12-game match (greedy vs random), two matches at once: 24 games, enough
@@ -153,3 +165,99 @@ def test_the_run_lock_dies_with_a_killed_holder(tmp_path: Path) -> None:
     holder.wait()
     with RunLock(tmp_path):
         pass
+
+
+BULK = 400
+"""Games of the one match whose records are planted before a run: its importer's first
+poll stores them all, in one bulk write long enough to be caught in the act."""
+
+
+def _planted(folder: Path, db: str | None) -> None:
+    """A ladder with a round of one match of ``BULK`` games scheduled, every game's record
+    already in the match folder, as a run killed before its import leaves them."""
+    where = comparable_ladder(folder, db)
+    assert where
+    with Ladder.open(folder, db) as ladder:
+        schedule_rounds(ladder.engine, 1, BULK, {"hand_cap": 2})
+        for match in PendingMatches(ladder.engine):
+            match_folder = MatchFolder(folder / match.folder)
+            match_folder.games_dir.mkdir(parents=True)
+            for spec in match.specs.values():
+                write_record(honest_record(match, spec), match_folder.record_path(spec))
+
+
+IMPORT = ["ladder", "run", "--rounds", "1", "--workers", "1"]
+
+
+@contextmanager
+def _writing(db: str | None, folder: Path) -> Iterator[Callable[[], bool]]:
+    """Whether another process is writing the ladder's games now: it holds the write lock
+    of SQLite's file, or PostgreSQL's row-exclusive lock on this ladder's ``game`` table."""
+    url = database_url(folder, db)
+    if url.startswith("sqlite"):
+        probe = sqlite3.connect(url.removeprefix("sqlite:///"), timeout=0, isolation_level=None)
+
+        def locked() -> bool:
+            try:
+                probe.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:
+                return True  # "database is locked": a write transaction is open
+            probe.execute("ROLLBACK")
+            return False
+
+        try:
+            yield locked
+        finally:
+            probe.close()
+        return
+    engine = create_engine(url)
+    query = text(
+        "SELECT count(*) FROM pg_locks WHERE relation = 'game'::regclass AND granted "
+        "AND mode = 'RowExclusiveLock' AND pid <> pg_backend_pid()"
+    )
+    with engine.connect() as connection:
+
+        def inserting() -> bool:
+            held = connection.execute(query).scalar_one() > 0
+            connection.rollback()
+            return held
+
+        yield inserting
+    engine.dispose()
+
+
+def _stored(folder: Path, db: str | None) -> int:
+    with Ladder.open(folder, db) as ladder, Session(ladder.engine) as session:
+        return session.exec(select(func.count()).select_from(Game)).one()
+
+
+@pytest.mark.slow
+def test_kill_9_mid_bulk_write_stores_none_of_the_poll_and_the_next_run_all_of_it_once(
+    db_url: str, tmp_path: Path
+) -> None:
+    reference = tmp_path / "reference"
+    _planted(reference, None)
+    assert pitch(*IMPORT, "--ladder", reference).returncode == 0
+    assert _stored(reference, None) == BULK
+
+    folder = tmp_path / "ladder"
+    _planted(folder, db_url)
+    where = ["--ladder", folder, "--db", db_url]
+    for _ in range(2):  # twice: a second run, killed mid-write too, stores nothing either
+        run = subprocess.Popen(
+            [sys.executable, "-m", "pitch_cli", *IMPORT, *map(str, where)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        with _writing(db_url, folder) as writing:
+            deadline = time.monotonic() + 120
+            while not writing():
+                assert run.poll() is None, "the run ended before it was caught writing"
+                assert time.monotonic() < deadline, "the run never wrote"
+            run.send_signal(signal.SIGKILL)
+        run.wait()
+        assert _stored(folder, db_url) == 0  # the poll's transaction: all of it or nothing
+    finished = pitch(*IMPORT, *where)
+    assert finished.returncode == 0, finished.stderr
+    assert ladder_outcome(folder, db_url) == ladder_outcome(reference)
+    assert len(ladder_outcome(folder, db_url)[0]) == BULK

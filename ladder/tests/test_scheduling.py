@@ -15,12 +15,13 @@ from ladder_testkit import ladder_with
 from sqlalchemy import event
 from sqlmodel import Session, col, select
 
-from pitch_ladder import runner
+from pitch_ladder import importer, pending, runner
 from pitch_ladder.errors import LadderError
 from pitch_ladder.models import Match
 from pitch_ladder.ownership import deal_secret
-from pitch_ladder.runner import play_pending, schedule_rounds
+from pitch_ladder.runner import play_pending
 from pitch_ladder.schedule import match_folder, match_settings, round_robin
+from pitch_ladder.schedule_writer import schedule_rounds
 
 NAMES = ["ann", "bob", "cy", "dee", "eve", "fay"]
 
@@ -100,17 +101,17 @@ def test_a_run_hands_out_a_few_matches_at_a_time_and_polls_only_the_running_ones
 ) -> None:
     ladder, _ = ladder_with(f"sqlite:///{tmp_path / 'ladder.db'}", tmp_path, NAMES)
     schedule_rounds(ladder.engine, 1, 2, {})
-    monkeypatch.setattr(runner._Pending, "CHUNK", 4)  # several chunks
+    monkeypatch.setattr(pending.PendingMatches, "CHUNK", 4)  # several chunks
     executor = _OneAtATime()
     polled: list[tuple[str, bool]] = []
-    original = runner._Run._new_records
+    original = importer.Importer.new_records
 
-    def new_records(self: runner._Run, match: runner._Running) -> list[Any]:
+    def new_records(self: importer.Importer, match: pending.PendingMatch) -> list[Any]:
         name = Path(match.folder).name
         polled.append((name, name in executor.started))
         return original(self, match)
 
-    monkeypatch.setattr(runner._Run, "_new_records", new_records)
+    monkeypatch.setattr(importer.Importer, "new_records", new_records)
     with pytest.raises(LadderError, match="0 of 2 games stored"):  # nothing was played
         play_pending(ladder.folder, ladder.engine, lambda _size: nullcontext(executor), 1)
     executor.closed = True

@@ -18,8 +18,8 @@ from pitch_ladder.game_query import GameQuery
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import BotVersion, Match, RatingHistory
 from pitch_ladder.ratings import INITIAL_RATING, bradley_terry, elo_from_games
-from pitch_ladder.runner import schedule_rounds
 from pitch_ladder.schedule import match_folder, match_seed, round_robin
+from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_referee.stats import Z_95
 
 BETA = math.log(10) / 400

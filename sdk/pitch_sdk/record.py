@@ -188,14 +188,23 @@ def write_record(record: dict[str, Any], path: Path, *, compress: bool | None = 
     path = Path(path)
     if compress is None:
         compress = path.name.endswith(COMPRESSED_SUFFIX)
+    write_record_bytes(record_bytes(record, compress), path)
+
+
+def record_bytes(record: dict[str, Any], compress: bool) -> bytes:
+    """A record file's bytes, as ``write_record`` writes them: for a caller that also
+    needs the bytes (their digest, say)."""
     if compress:  # mtime 0: the same record gives the same bytes
         import gzip  # here: the commands that write no compressed record never import it
 
-        data = gzip.compress(
+        return gzip.compress(
             json.dumps(record, separators=(",", ":")).encode(), COMPRESS_LEVEL, mtime=0
         )
-    else:
-        data = (json.dumps(record, indent=1) + "\n").encode()
+    return (json.dumps(record, indent=1) + "\n").encode()
+
+
+def write_record_bytes(data: bytes, path: Path) -> None:
+    """Write a record file's bytes (``record_bytes``) atomically."""
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_bytes(data)
     temporary.replace(path)
@@ -211,18 +220,31 @@ def load_record(path: Path) -> dict[str, Any]:
     """
     try:
         data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such record file") from None
+    except OSError as error:
+        raise RecordError(f"{path}: not a readable JSON game record ({error})") from None
+    return parse_record(data, str(path))
+
+
+def parse_record(data: bytes, where: str = "record") -> dict[str, Any]:
+    """A record file's bytes (``record_bytes``) read as ``load_record`` reads the file;
+    ``where`` names them in errors.
+
+    Raises:
+        RecordError: not (gzip-compressed) JSON, or not a game record of a known version.
+    """
+    try:
         if data.startswith(GZIP_MAGIC):
             data = _decompressed(data)
         record = json.loads(data)
-    except FileNotFoundError:
-        raise RecordError(f"{path}: no such record file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RecordError(f"{path}: not a readable JSON game record ({error})") from None
+        raise RecordError(f"{where}: not a readable JSON game record ({error})") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise RecordError(f"{path}: not a pitch game record (no format {FORMAT!r})")
+        raise RecordError(f"{where}: not a pitch game record (no format {FORMAT!r})")
     if record.get("version") != VERSION:
         raise RecordError(
-            f"{path}: record version {record.get('version')!r}; this tool reads version {VERSION}"
+            f"{where}: record version {record.get('version')!r}; this tool reads version {VERSION}"
         )
     return record
 

@@ -5,8 +5,12 @@ The owner is the process that holds the match folders (and the ladder's database
 match's place of worker processes (``match.Workers``): it hands each deal pair to the
 cluster as a task (``tasks.play_pair``) and writes each finished pair's records into
 the match folder, where a local worker would have written them, before yielding their
-outcomes. So the match's outcome log, summary, resume and the ladder's import of
-records are the ones of a local match, unchanged.
+outcomes. The worker has verified each record by replaying it; the owner checks that
+the bytes are those the worker verified (their sha256) and that the game is the one it
+asked for (its pair, seed, first dealer and the bots at its seats), and vouches for the
+record (``vouched``) so that the ladder's import stores it without a replay of its own.
+So the match's outcome log, summary, resume and the ladder's import of records are the
+ones of a local match.
 
 A worker that dies (kill -9, a lost machine) loses only its pair in flight: the
 scheduler gives the task to another worker. A pair whose task has killed
@@ -21,12 +25,14 @@ Imports Dask: only cluster code imports this module.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import socket
 import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -36,12 +42,14 @@ from distributed.comm.addressing import parse_host_port
 
 from pitch_referee.live import JournalPublisher
 from pitch_referee.match import GameOutcome, GameSpec, Job, MatchFolder, WorkerError
-from pitch_sdk.record import write_record
+from pitch_sdk.record import RecordError, write_record_bytes
 
 from ..errors import LadderError
+from ..verify import seated
+from ..vouched import VouchedRecords
 from .bots import BotShelf
 from .live import JournalReceiver
-from .tasks import PlayedPair, play_pair
+from .tasks import LOG_FOLDER, PlayedPair, VerifiedGame, job_lineup, play_pair
 
 
 class ClusterError(LadderError):
@@ -140,10 +148,13 @@ class ClusterWorkers:
 
     One is shared by every match of an owner: bots are published once (``BotShelf``),
     and ``fetches`` counts, by content hash, the times a worker had to fetch a bot.
+    ``vouched``: where the records it writes are vouched for (a ladder's import), or
+    ``None``.
     """
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, vouched: VouchedRecords | None = None) -> None:
         self.client = client
+        self.vouched = vouched
         self.shelf = BotShelf(client)
         self.journals = JournalReceiver(client)
         self.fetches: Counter[str] = Counter()
@@ -183,14 +194,15 @@ class ClusterWorkers:
             ): pair[0].pair
             for pair in pairs
         }
-        writer = _PairWriter(MatchFolder(job.root), job.settings.compress_records, job)
+        asked = {pair[0].pair: pair for pair in pairs}
+        writer = _PairWriter(MatchFolder(job.root), job, self.vouched)
         try:
             for future in as_completed(futures, loop=self.client.loop):
                 played = self._result(future, futures[future], job.root)
                 with self._lock:
                     self.fetches.update(played.fetched)
-                writer.write(played)
-                yield from played.outcomes
+                writer.write(played, asked[futures[future]])
+                yield from (game.outcome for game in played.games)
         finally:
             self.client.cancel([future for future in futures if not future.done()])
             self.journals.unregister(live)
@@ -216,33 +228,58 @@ class ClusterWorkers:
 class _PairWriter:
     """Writes finished pairs into a match folder as its local workers would have."""
 
-    def __init__(self, folder: MatchFolder, compress: bool, job: Job) -> None:
+    def __init__(self, folder: MatchFolder, job: Job, vouched: VouchedRecords | None) -> None:
         self.folder = folder
-        self.compress = compress
-        self.numbers: dict[str, int] = {}
-        """Each Dask worker's number in this match: its logs go to ``logs/worker-N``."""
+        self.compress = job.settings.compress_records
+        self.lineup = job_lineup(job)
+        self.vouched = vouched
         self.bots: dict[str, object] = dict(job.seat_entrants())
         """The bot in each slot (``A1``...), whose log files share one budget."""
         self.budget = job.settings.log_budget_bytes
         self.used: dict[object, int] = {}
         """What each bot's logs in this match hold, over every worker's files."""
 
-    def write(self, played: PlayedPair) -> None:
-        """The logs, then each record (atomically), naming its bots' logs here."""
-        number = self.numbers.setdefault(played.worker, len(self.numbers))
-        logs = self.folder.worker_logs(number)
+    def write(self, played: PlayedPair, pair: list[GameSpec]) -> None:
+        """The logs, then each record as it came (atomically): a worker names its bots'
+        logs by its own folder (``tasks.log_folder``), so a record needs no rewriting.
+
+        Raises:
+            WorkerError: a record is not the one the worker verified, or not a game of
+                ``pair`` (the pair asked for): nothing of the pair is written.
+        """
+        records = [self._checked(game, pair) for game in played.games]
+        if not LOG_FOLDER.fullmatch(played.log_folder):
+            raise WorkerError(f"pair {pair[0].pair} came back with logs in {played.log_folder!r}")
+        logs = self.folder.logs_dir / played.log_folder
         logs.mkdir(parents=True, exist_ok=True)
         for name, data in played.logs.items():
-            self._append(logs / name, data)
-        for outcome, record in zip(played.outcomes, played.records, strict=True):
-            for entry in [*record.get("players", []), *record.get("faults", [])]:
-                if entry.get("log"):  # relative to the match folder, as a local worker's
-                    name = PurePath(entry["log"]).name
-                    here = (logs / name).relative_to(self.folder.root).as_posix()
-                    if isinstance(entry.get("detail"), str):  # "...; see <its log>"
-                        entry["detail"] = entry["detail"].replace(entry["log"], here)
-                    entry["log"] = here
-            write_record(record, self.folder.record_path(outcome.spec, self.compress))
+            self._append(logs / PurePath(name).name, data)
+        for game, data in zip(played.games, records, strict=True):
+            path = self.folder.record_path(game.outcome.spec, self.compress)
+            if self.vouched is not None:  # first: the importer may find the file at once
+                self.vouched.vouch(path, game.digest, game.outcome, datetime.now(UTC))
+            write_record_bytes(data, path)
+
+    def _checked(self, game: VerifiedGame, pair: list[GameSpec]) -> bytes:
+        """The record file's bytes of ``game``, if they are those its worker verified and
+        it is a game of ``pair`` with the match's bots in their seats.
+
+        Raises:
+            WorkerError: they are not.
+        """
+        spec = game.outcome.spec
+        try:
+            data = game.data(self.compress)
+            if hashlib.sha256(data).hexdigest() != game.digest:
+                raise RecordError("its bytes are not those the worker verified")
+            if spec not in pair:
+                raise RecordError(f"{spec.game_id} is not a game of pair {pair[0].pair}")
+            claimed = (game.seed, game.first_dealer, list(game.players))
+            if claimed != (spec.seed, spec.first_dealer, seated(spec, self.lineup)):
+                raise RecordError(f"{spec.game_id} is not the game the schedule asked for")
+        except (OSError, RecordError) as error:
+            raise WorkerError(f"pair {pair[0].pair} came back damaged: {error}") from None
+        return data
 
     def _append(self, path: Path, data: bytes) -> None:
         """A worker's log of a bot grows by each pair's, while the bot's logs in the match
@@ -273,7 +310,9 @@ class ClusterExecutor(Executor):
     """
 
     def __init__(self, client: Client, matches: int) -> None:
-        self.workers = ClusterWorkers(client)
+        self.vouched = VouchedRecords()
+        """The records its matches wrote, vouched for: the runner's import takes them."""
+        self.workers = ClusterWorkers(client, self.vouched)
         self._threads = ThreadPoolExecutor(matches, thread_name_prefix="cluster-match")
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:

@@ -3,7 +3,7 @@
 A task is a deal pair, never a whole match, so that one slow match does not hold one
 worker while others idle. The worker plays the pair as a local match worker would (the
 same referee and ``match.play_pairs_at``, the sandbox where the owner's settings say so)
-into a scratch match folder, and returns the finished records (plain dicts), their
+into a scratch match folder, and returns the finished records (verified, compressed), their
 outcomes and what the bots logged meanwhile; the owner writes them into the real match
 folder. The task touches nothing of the owner's: its games' live journals reach the owner
 as Dask events (``live``), wherever the worker is.
@@ -19,6 +19,12 @@ same bots on other deals, as a ladder's pool worker keeps them, until ``IDLE_S``
 a pair. One game at a time per worker: give workers one thread (``--nthreads 1``); more
 threads take turns.
 
+The worker also verifies each record it hands back, by replaying it (``verify.refusal``:
+workers run the project's code; only the bots are untrusted), so that the owner only
+checks the record's digest and the schedule's fields before storing it: the replay is
+most of what a game cost the owner when it did it (bench/RESULTS.md, cluster). A record
+travels as its file's bytes, gzip-compressed (about a quarter of a pickled dict).
+
 Imports Dask: only cluster code imports this module.
 """
 
@@ -27,10 +33,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import gzip
+import hashlib
 import json
+import re
 import shutil
 import tempfile
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,8 +62,9 @@ from pitch_referee.match import (
 from pitch_referee.referee import Referee
 from pitch_referee.sandbox import unavailable_reason
 from pitch_referee.warm import WarmBots
-from pitch_sdk.record import RecordError, load_record
+from pitch_sdk.record import GZIP_MAGIC, RecordError, load_record
 
+from ..verify import refusal
 from .bots import BotRef, fetch_bot
 from .live import NetworkJournals
 
@@ -65,16 +76,54 @@ CLOSE_WAIT_S = 10.0
 
 
 @dataclass(frozen=True)
+class VerifiedGame:
+    """A game a worker played and verified by replay, as it travels to the owner."""
+
+    outcome: GameOutcome
+    """Its outcome (and termination), with the spec the owner asked for."""
+    seed: str
+    first_dealer: int
+    players: tuple[str, ...]
+    """The record's schedule fields (the bot at each seat), for the owner to check."""
+    packed: bytes
+    """The record file's bytes (``write_record``'s), gzip-compressed for the trip."""
+    digest: str
+    """sha256 of the record file's bytes (before the trip's compression), hex."""
+
+    @classmethod
+    def of(cls, outcome: GameOutcome, record: dict[str, Any], data: bytes) -> VerifiedGame:
+        """``record`` of ``outcome``, read from the file bytes ``data`` (a compressed
+        record file travels as it is)."""
+        players = tuple(player["name"] for player in record["players"])
+        packed = data if data.startswith(GZIP_MAGIC) else gzip.compress(data, 6, mtime=0)
+        digest = hashlib.sha256(data).hexdigest()
+        return cls(outcome, record["seed"], record["first_dealer"], players, packed, digest)
+
+    def data(self, compressed: bool) -> bytes:
+        """The record file's bytes: ``packed`` itself when the file is ``compressed``.
+
+        Raises:
+            OSError: they did not arrive whole (not gzip, cut short, damaged).
+        """
+        if compressed:
+            return self.packed
+        try:
+            return gzip.decompress(self.packed)
+        except (EOFError, zlib.error) as error:
+            raise OSError(f"not whole: {error}") from None
+
+
+@dataclass(frozen=True)
 class PlayedPair:
     """What a task hands back: everything the owner writes, nothing it must re-read."""
 
-    outcomes: list[GameOutcome]
-    records: list[dict[str, Any]]
-    """Each outcome's game record, in the same order."""
+    games: list[VerifiedGame]
+    """The pair's games, verified, in the order they finished."""
     logs: dict[str, bytes] = field(default_factory=dict)
     """What the bots logged while this pair played, by file name (``A1-a-<bot>.log``...)."""
-    worker: str = ""
-    """The Dask worker's address."""
+    log_folder: str = "worker-0"
+    """The folder of ``logs`` in the match's ``logs/``, as the records name it: the
+    worker's own (``log_folder``), so that the owner writes records as they come."""
     fetched: tuple[str, ...] = ()
     """The content hashes of the bot versions this task had to fetch."""
 
@@ -120,31 +169,35 @@ def play_pair(
             a_entrant, b_entrant = entrants[a.digest], entrants[b.digest]
             return Job(a_entrant, b_entrant, settings, scratch, sandboxed, live, *seated)
 
-        outcomes, records, logs = _kept(worker).play(key, job, pair)
+        games, logs = _kept(worker).play(key, job, pair)
     except (BotError, MatchError, OSError, RecordError) as error:
         raise RuntimeError(f"pair {pair[0].pair} on {worker.address}: {error}") from None
     fetched = tuple(digest for digest, (_, now) in bots.items() if now)
-    return PlayedPair(outcomes, records, logs, worker.address, fetched)
+    return PlayedPair(games, logs, log_folder(worker), fetched)
 
 
-Played = tuple[list[GameOutcome], list[dict[str, Any]], dict[str, bytes]]
+Played = tuple[list[VerifiedGame], dict[str, bytes]]
 
 
 class _Table:
     """One match's open referee on this worker, with its scratch folder."""
 
-    def __init__(self, key: object, job: Job, referee: Referee) -> None:
+    def __init__(self, key: object, job: Job, referee: Referee, logs: Path) -> None:
         self.key = key
         self.job = job
         self.referee = referee
         self.folder = MatchFolder(job.root)
+        self.logs = logs
+        self.lineup = job_lineup(job)
         self.logged: dict[str, int] = {}
         """How much of each bot log earlier pairs have handed back."""
 
     @classmethod
-    async def open(cls, key: object, job: Job, warm: WarmBots) -> _Table:
+    async def open(cls, key: object, job: Job, warm: WarmBots, logs: str) -> _Table:
+        """``logs``: the folder of the bots' logs in the scratch match's ``logs/``."""
+        folder = MatchFolder(job.root).logs_dir / logs
         referee = Referee(
-            MatchFolder(job.root).worker_logs(0),
+            folder,
             job.settings.referee_settings(job.sandboxed),
             announce=_quiet,
             log_base=job.root,
@@ -152,22 +205,32 @@ class _Table:
             deals=str(job.settings.seed),
         )
         await referee.__aenter__()
-        return cls(key, job, referee)
+        return cls(key, job, referee, folder)
 
     async def play(self, pair: list[GameSpec]) -> Played:
         outcomes: list[GameOutcome] = []
         todo = iter([pair])
         await play_pairs_at(self.referee, self.job, lambda: next(todo, None), outcomes.append)
-        records = []
-        for outcome in outcomes:
-            path = self.folder.record_path(outcome.spec, self.job.settings.compress_records)
-            records.append(load_record(path))
-            path.unlink()
-        return outcomes, records, self._new_logs()
+        return [self._verified(outcome) for outcome in outcomes], self._new_logs()
+
+    def _verified(self, outcome: GameOutcome) -> VerifiedGame:
+        """``outcome``'s record, read (and removed), verified by replay.
+
+        Raises:
+            RecordError: the record does not read, or ``verify.refusal`` refuses it (a
+                referee that wrote a record the ladder would refuse is not trusted).
+        """
+        path = self.folder.record_path(outcome.spec, self.job.settings.compress_records)
+        data, record = path.read_bytes(), load_record(path)
+        path.unlink()
+        reason = refusal(record, outcome.spec, self.job.settings, self.lineup)
+        if reason is not None:
+            raise RecordError(f"{outcome.spec.game_id} fails its verification: {reason}")
+        return VerifiedGame.of(outcome, record, data)
 
     def _new_logs(self) -> dict[str, bytes]:
         logs = {}
-        for path in sorted(self.folder.worker_logs(0).glob("*.log")):
+        for path in sorted(self.logs.glob("*.log")):
             with path.open("rb") as log:
                 log.seek(self.logged.get(path.name, 0))
                 logs[path.name] = log.read()
@@ -184,7 +247,9 @@ class _Table:
 class _Kept:
     """A worker's event loop, on a thread of its own, and the match it keeps open."""
 
-    def __init__(self) -> None:
+    def __init__(self, logs: str) -> None:
+        self.logs = logs
+        """The worker's folder of logs (``log_folder``)."""
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name="pitch-referee", daemon=True).start()
         self.warm = asyncio.run_coroutine_threadsafe(WarmBots().__aenter__(), self.loop).result()
@@ -212,7 +277,7 @@ class _Kept:
             try:
                 if self.table is None or self.table.key != key:
                     await self._close()
-                    self.table = await _Table.open(key, job(), self.warm)
+                    self.table = await _Table.open(key, job(), self.warm, self.logs)
                 return await self.table.play(pair)
             except BaseException:
                 await self._close()  # a referee that failed is not trusted with the next pair
@@ -246,8 +311,27 @@ def _kept(worker: Worker) -> _Kept:
     """The worker's ``_Kept`` (a worker process has one; a test's in-process cluster has
     several workers in one process)."""
     with _kept_lock:
-        return _kept_by_worker.setdefault(worker.address, _Kept())
+        if worker.address not in _kept_by_worker:
+            _kept_by_worker[worker.address] = _Kept(log_folder(worker))
+        return _kept_by_worker[worker.address]
 
 
 def _quiet(_message: str) -> None:
     """Cluster bots are never started by hand: nothing to announce."""
+
+
+def job_lineup(job: Job) -> tuple[str, str, str, str]:
+    """Bot A, its partner, bot B, its partner of ``job``, by name (``verify.refusal``'s
+    lineup)."""
+    a, a_partner, b, b_partner = (entrant.name for entrant in job.seat_entrants().values())
+    return a, a_partner, b, b_partner
+
+
+LOG_FOLDER = re.compile(r"worker-[A-Za-z0-9._-]+")
+"""What a worker's folder of logs is called (``log_folder``), as the owner checks it."""
+
+
+def log_folder(worker: Worker) -> str:
+    """``worker-<the Dask worker's name>``: unique in a cluster, and the same for the
+    worker that a nanny restarts, so that its logs go on where they were."""
+    return "worker-" + re.sub(r"[^A-Za-z0-9._-]", "_", str(worker.name))

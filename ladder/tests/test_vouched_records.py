@@ -1,0 +1,101 @@
+"""Records a cluster's owner vouched for: stored without a second replay while their file
+is the one vouched for, checked in full once it is not."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ladder_testkit import GREEDY, RANDOM, honest_record
+
+from pitch_ladder import importer
+from pitch_ladder.importer import REJECTED, Importer
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.pending import PendingMatch, PendingMatches
+from pitch_ladder.schedule_writer import schedule_rounds
+from pitch_ladder.vouched import VouchedRecords
+from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
+from pitch_sdk.record import record_bytes
+
+NOW = datetime(2026, 12, 3, tzinfo=UTC)
+OUTCOME = GameOutcome(GameSpec(0, "a", "1.0", 0), 1.0, 13, 0, 0, termination="score")
+
+
+@given(st.binary(max_size=64), st.binary(max_size=64))
+def test_a_vouched_record_is_handed_over_once_and_only_for_the_bytes_vouched_for(
+    written: bytes, found: bytes
+) -> None:
+    vouched, path = VouchedRecords(), Path("matches/m/games/pair-00000-a.json")
+    vouched.vouch(path, hashlib.sha256(written).hexdigest(), OUTCOME, NOW)
+    taken = vouched.take(path, found)
+    assert (taken is not None) == (found == written)
+    assert taken is None or taken.outcome is OUTCOME
+    assert vouched.take(path, written) is None and len(vouched) == 0
+
+
+def _match(tmp_path: Path) -> tuple[Ladder, PendingMatch]:
+    ladder = Ladder.init(tmp_path / "ladder")
+    ladder.submit(GREEDY)
+    ladder.submit(RANDOM)
+    schedule_rounds(ladder.engine, 1, 2, {"hand_cap": 2})
+    return ladder, next(iter(PendingMatches(ladder.engine)))
+
+
+def _written(ladder: Ladder, match: PendingMatch, spec: GameSpec) -> tuple[Path, bytes]:
+    """``spec``'s honest record, written into ``match``'s folder as a worker's would be."""
+    path = MatchFolder(ladder.folder / match.folder).record_path(spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = record_bytes(honest_record(match, spec), compress=False)
+    path.write_bytes(data)
+    return path, data
+
+
+def test_a_vouched_record_whose_file_is_unchanged_is_stored_without_a_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder, match = _match(tmp_path)
+    spec = next(iter(match.specs.values()))
+    path, data = _written(ladder, match, spec)
+    vouched = VouchedRecords()
+    outcome = GameOutcome.from_record(spec, honest_record(match, spec))
+    vouched.vouch(path, hashlib.sha256(data).hexdigest(), outcome, NOW)
+
+    def no_replay(*_args: Any) -> str:
+        raise AssertionError("a vouched record was replayed again")
+
+    monkeypatch.setattr(importer, "refusal", no_replay)
+    store = Importer(ladder.folder, ladder.engine, lambda text: pytest.fail(text))
+    store.vouched = vouched
+    found = store.new_records(match)
+    assert [(new.outcome, new.text, new.finished_at) for new in found] == [
+        (outcome, data.decode(), NOW)
+    ]
+    ladder.close()
+
+
+def test_a_vouched_record_changed_on_disk_is_checked_in_full_and_refused(
+    tmp_path: Path,
+) -> None:
+    ladder, match = _match(tmp_path)
+    spec = next(iter(match.specs.values()))
+    path, data = _written(ladder, match, spec)
+    vouched = VouchedRecords()
+    outcome = GameOutcome.from_record(spec, honest_record(match, spec))
+    vouched.vouch(path, hashlib.sha256(data).hexdigest(), outcome, NOW)
+    forged = copy.deepcopy(honest_record(match, spec))
+    forged["hands"] = forged["hands"][:1]  # a hand left out
+    path.write_bytes(record_bytes(forged, compress=False))
+
+    problems: list[str] = []
+    store = Importer(ladder.folder, ladder.engine, problems.append)
+    store.vouched = vouched
+    assert store.new_records(match) == []
+    assert "refused: the engine disagrees" in problems[0]
+    assert path.with_name(path.stem + REJECTED).exists() and len(vouched) == 0
+    ladder.close()
