@@ -20,15 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import (
-    GREEDY,
-    RANDOM,
-    cli,
-    cli_error,
-    cli_refusal,
-    comparable_ladder,
-    ladder_outcome,
-)
 
 from pitch_cli.cluster import ladder_executor
 from pitch_ladder.ladder import Ladder
@@ -37,6 +28,15 @@ from pitch_ladder.scheduler import Scheduler, SchedulerSettings
 from pitch_referee.live import JournalError, JournalReader, live_journals
 from pitch_referee.match import Entrant, MatchSettings, WorkerError, run_match
 from pitch_sdk.record import load_record
+from pitch_testkit.ladder import (
+    GREEDY,
+    RANDOM,
+    cli,
+    cli_error,
+    cli_refusal,
+    comparable_ladder,
+    ladder_outcome,
+)
 
 distributed = pytest.importorskip("distributed")
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import GREEDY, QUICK, RANDOM, cli
 from sqlmodel import Session, func, select
 
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, RatingHistory
 from pitch_ladder.ratings import bradley_terry, elo_from_games
+from pitch_testkit.ladder import GREEDY, QUICK, RANDOM, cli
 
 
 @pytest.mark.slow

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import comparable_ladder, ladder_outcome, pitch
 
 from pitch_ladder.errors import LadderError
 from pitch_ladder.lock import LOCK_FILE, RunLock
+from pitch_testkit.ladder import comparable_ladder, ladder_outcome, pitch
 
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12", "--workers", "2"]
 """Two rounds of one 12-game match (greedy vs random), two matches at once: 24 games, enough

@@ -10,8 +10,8 @@ import pytest
 
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import TimeControl
+from pitch_testkit.referee import SHORT_GAMES, play_games, write_bot
 
-from .conftest import SHORT_GAMES, play_games, write_bot
 from .recording_bot import Recording
 
 RECORDING = Path(__file__).with_name("recording_bot.py")

@@ -15,8 +15,7 @@ from pitch_referee.manifest import BotManifest
 from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_referee.warm import WarmBots
-
-from .conftest import QUICK_TIME, SHORT_GAMES, processes_serving, write_bot
+from pitch_testkit.referee import QUICK_TIME, SHORT_GAMES, processes_serving, write_bot
 
 pytestmark = pytest.mark.slow
 
