@@ -13,13 +13,14 @@ from pitch_sdk.table import TimeControl
 from pitch_testkit import recording_bot
 from pitch_testkit.referee import SHORT_GAMES, play_games, write_bot
 
-RECORDING = Path(recording_bot.__file__)
 ROOMY_TIME = TimeControl(limit_ms=20_000, reserve_ms=20_000)  # never charged: budgets match
 
 
 @pytest.mark.slow
 def test_a_bot_receives_identical_calls_in_process_and_over_grpc(tmp_path):
-    manifest = write_bot(tmp_path / "bot", [sys.executable, str(RECORDING)], name="recording")
+    manifest = write_bot(
+        tmp_path / "bot", [sys.executable, str(recording_bot.SCRIPT)], name="recording"
+    )
     run = play_games(tmp_path / "logs", [manifest] * 4, time_control=ROOMY_TIME)
     record = run.results[0].record
     assert record["result"] is not None and not record["faults"]

@@ -1,7 +1,7 @@
 """The JSON API over a ladder (SQLite, and PostgreSQL when ``PITCH_TEST_POSTGRES_URL`` is
 set) and over a folder of matches and records, through FastAPI's test client.
 
-The ladders are written straight into the database (``ladder_testkit``), each game with
+The ladders are written straight into the database (``pitch_testkit.ladder``), each game with
 the record of a real one-hand game, so that nothing here starts a bot.
 """
 

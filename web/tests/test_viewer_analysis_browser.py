@@ -63,7 +63,7 @@ def analyse_on_the_page(page: Any, url: str, release: Path, screenshot: Any) -> 
     page.goto(url)
     page.get_by_test_id("hand-0").wait_for()
     assert not page.get_by_test_id("par-heading").is_visible()
-    page.get_by_test_id("analyse").click()  # held (analysis_testkit) after its first hand
+    page.get_by_test_id("analyse").click()  # held (pitch_testkit.analysis) after its first hand
     bar = page.get_by_test_id("analysis-progress")
     bar.wait_for()
     page.wait_for_function(
