@@ -34,7 +34,7 @@ nearest in strength on each side and ``--spread`` bots at even steps down the fi
 plus one match whose games are stored as a poll stores them. Then:
 
 - the fit alone, on the pair totals in memory (at most 2,000 bots, also the dense Newton
-  solve it replaced, ``ladder/tests/dense_bradley_terry.py``, for the ratio);
+  solve it replaced, ``pitch_testkit.dense_bradley_terry``, for the ratio);
 - a cold refit: ``current_fit`` with no fit kept (read the totals, fit, keep the fit);
 - the web's page of the standings (``PAGE`` lines, the API's default) with the kept fit, at
   the top and in the middle, and every line at once (``Ladder.standings``, the read before
@@ -55,7 +55,6 @@ import math
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
 import uuid
@@ -89,11 +88,9 @@ from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.dense_bradley_terry import dense_fit  # the reference
 from pitch_web.routes.api import PAGE
 from pitch_web.source import LadderSource
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "ladder" / "tests"))  # the reference
-from dense_bradley_terry import dense_fit
 
 RULES = {"hand_cap": 1}
 CHUNK = 20_000

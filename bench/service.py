@@ -46,8 +46,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))  # bench/scale.py, bench/ladder.py
-
 from scale import build
 from sqlmodel import Session, col, select
 

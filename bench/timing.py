@@ -19,11 +19,7 @@ import time
 from pathlib import Path
 
 from pitch_sdk import reference
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from timing_testkit import channel, timing_bot
+from pitch_testkit.timing import channel, timing_bot
 
 CASES = [(10, 0), (10, 25), (20, 0), (20, 25), (60, 25)]
 """(signal ms, grid ms): the service's 25 ms grid against signals finer and coarser."""

@@ -36,15 +36,12 @@ import os
 import shutil
 import socket
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).parent))  # bench/scale.py
 
 from scale import _postgres_schema, build
 from sqlalchemy import delete

@@ -10,8 +10,6 @@ Quick by design: few samples. How strong the bot is, is measured by hand with
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -37,12 +35,7 @@ from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import TimeBudget, TimeControl
 from pitch_sdk.views import PlayerView
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from views_testkit import views_of_every_kind as every_kind  # noqa: E402
+from pitch_testkit.views import views_of_every_kind as every_kind
 
 UNTIMED = TimeBudget(limit_ms=60_000, reserve_ms=0)
 """A budget the sample cap, never the clock, ends: the answers depend on the seed only."""

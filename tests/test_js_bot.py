@@ -20,7 +20,6 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -36,12 +35,7 @@ from pitch_sdk.cards import POINTS, STRENGTH, TRUMPS
 from pitch_sdk.protocol import messages as pb
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.wire import action_from_proto, action_to_proto, view_to_proto
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from sandbox_testkit import sandbox_or_skip  # noqa: E402
+from pitch_testkit.sandbox import sandbox_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ROOT / "sample_bots" / "js"

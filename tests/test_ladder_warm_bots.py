@@ -5,7 +5,6 @@ each match's output in that match's logs, and none left when the pool ends."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,9 @@ import pytest
 from pitch_ladder.executor import local_pool, play_match
 from pitch_referee.match import MatchSettings
 from pitch_sdk import reference
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from bot_copies import script_bot  # noqa: E402
-from fair_deals_testkit import memory_bot, predictions  # noqa: E402
-from sandbox_testkit import sandbox_or_skip  # noqa: E402
+from pitch_testkit.bot_copies import script_bot
+from pitch_testkit.fair_deals import memory_bot, predictions
+from pitch_testkit.sandbox import sandbox_or_skip
 
 pytestmark = pytest.mark.slow
 

@@ -17,12 +17,7 @@ from typer.testing import CliRunner
 from pitch_cli import app
 from pitch_sdk import reference
 from pitch_sdk.record import load_record
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from bot_copies import renamed_sample  # noqa: E402
+from pitch_testkit.bot_copies import renamed_sample
 
 GREEDY, RANDOM = reference.folder("greedy"), reference.folder("random")
 MATCH = ["match", str(GREEDY), str(RANDOM), "--games", "8", "--seed", "11"]
@@ -178,8 +173,8 @@ def test_a_mixed_partnership_match_on_a_cluster_plays_the_local_games(
 def test_on_a_cluster_no_bot_process_plays_both_games_of_a_deal(
     cluster_address: str, tmp_path: Path
 ) -> None:
-    from fair_deals_testkit import memory_bot, predictions
-    from sandbox_testkit import sandbox_or_skip
+    from pitch_testkit.fair_deals import memory_bot, predictions
+    from pitch_testkit.sandbox import sandbox_or_skip
 
     sandbox_or_skip()
     bot, out = memory_bot(tmp_path / "bots"), tmp_path / "cluster"

@@ -3,7 +3,6 @@ process, so a bot that remembers game a cannot name its opponents' cards in game
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,13 +12,8 @@ from pitch_cli import app
 from pitch_referee.match import Entrant, Job, MatchSettings, schedule
 from pitch_referee.match.schedule import process_slots, seats
 from pitch_sdk import reference
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from fair_deals_testkit import memory_bot, predictions  # noqa: E402
-from sandbox_testkit import sandbox_or_skip  # noqa: E402
+from pitch_testkit.fair_deals import memory_bot, predictions
+from pitch_testkit.sandbox import sandbox_or_skip
 
 RANDOM = reference.folder("random")
 GREEDY = reference.folder("greedy")

@@ -24,12 +24,7 @@ from pitch_referee.match import (
     run_mixed,
 )
 from pitch_sdk.record import load_record, replay
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from bot_copies import renamed_sample  # noqa: E402
+from pitch_testkit.bot_copies import renamed_sample
 
 pytestmark = pytest.mark.slow
 

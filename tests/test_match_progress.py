@@ -7,8 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from pitch_cli import app
-from pitch_cli import match as match_cli
+from pitch_cli import app, match_running
 from pitch_referee.match import MatchProgress
 from pitch_sdk import reference
 
@@ -23,7 +22,7 @@ def _progress(played: int) -> MatchProgress:
 def test_plain_progress_prints_a_line_every_few_seconds_with_games_score_and_time():
     now = [100.0]
     lines: list[str] = []
-    plain = match_cli.PlainProgress(5.0, lines.append, clock=lambda: now[0])
+    plain = match_running.PlainProgress(5.0, lines.append, clock=lambda: now[0])
     for played, at in [(1, 101.0), (2, 105.5), (3, 106.0), (4, 111.0), (5, 175.0)]:
         now[0] = at
         plain(_progress(played))
@@ -36,7 +35,7 @@ def test_plain_progress_prints_a_line_every_few_seconds_with_games_score_and_tim
 
 @pytest.mark.slow
 def test_a_match_whose_output_is_not_a_terminal_prints_progress_lines(tmp_path, monkeypatch):
-    monkeypatch.setattr(match_cli, "PLAIN_PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(match_running, "PLAIN_PROGRESS_EVERY_S", 0.0)
     result = CliRunner().invoke(
         app,
         ["match", str(GREEDY), str(RANDOM), "--games", "4", "--concurrency", "1",

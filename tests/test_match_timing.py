@@ -7,7 +7,6 @@ machine, hides much of a 20 ms signal by itself; the channel is the referee's to
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,12 +14,7 @@ from typer.testing import CliRunner
 
 from pitch_cli import app
 from pitch_sdk import reference
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from timing_testkit import Channel, channel, timing_bot  # noqa: E402
+from pitch_testkit.timing import Channel, channel, timing_bot
 
 RANDOM = reference.folder("random")
 SLOW_MS = 40

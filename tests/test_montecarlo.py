@@ -7,9 +7,7 @@ hand with ``pitch match`` (bench/RESULTS.md, ``## montecarlo``), never by a time
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -23,12 +21,7 @@ from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import TimeBudget, TimeControl
 from pitch_sdk.views import PlayerView
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from views_testkit import views_of_every_kind as every_kind  # noqa: E402
+from pitch_testkit.views import views_of_every_kind as every_kind
 
 
 @pytest.fixture(scope="module")

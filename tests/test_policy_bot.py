@@ -3,7 +3,6 @@ bot folder, checked and played in the sandbox like any submission."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,12 +12,7 @@ from pitch_referee.conformance import check_bot
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_referee.sandbox import SandboxLimits
 from pitch_sdk import reference
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from sandbox_testkit import sandbox_or_skip  # noqa: E402
+from pitch_testkit.sandbox import sandbox_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "sample_bots" / "policy"

@@ -4,7 +4,6 @@ not honest reference bots over as many games."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,7 @@ from pitch_cli import app
 from pitch_ladder.timing import THRESHOLD, TimingCheck, check_records
 from pitch_sdk import reference
 from pitch_sdk.record import load_record
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from timing_testkit import timing_bot  # noqa: E402
+from pitch_testkit.timing import timing_bot
 
 SLOW_MS = 20
 GAMES = 12

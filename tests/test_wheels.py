@@ -22,6 +22,8 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 WHEELS = ("pitch_sdk", "pitch_referee", "pitch_ladder", "pitch_web", "pitch_cli")
+TEST_KIT = "pitch_testkit"
+"""Built with the workspace's other members but never installed by a user: the tests' helpers."""
 WORKSPACE_VARIABLES = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "UV_PROJECT_ENVIRONMENT")
 """What would let the installed commands see the workspace: left out of their environment."""
 
@@ -53,8 +55,9 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("wheels")
     dist = where / "dist"
     _run(uv, "build", "--all-packages", "--wheel", "--out-dir", dist, cwd=ROOT)
-    wheels = sorted(dist.glob("*.whl"))
-    assert sorted(wheel.name.split("-")[0] for wheel in wheels) == sorted(WHEELS)
+    built = sorted(dist.glob("*.whl"))
+    assert sorted(wheel.name.split("-")[0] for wheel in built) == sorted((*WHEELS, TEST_KIT))
+    wheels = [wheel for wheel in built if wheel.name.split("-")[0] in WHEELS]
     venv = where / "venv"
     _run(uv, "venv", "--quiet", "--python", sys.executable, venv, cwd=where)
     _run(uv, "pip", "install", "--quiet", "--python", venv / "bin" / "python", *wheels, cwd=where)

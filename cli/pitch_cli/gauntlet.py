@@ -18,7 +18,8 @@ from pitch_referee.workers import usable_cores
 from pitch_sdk import reference
 from pitch_sdk.reference.scale import Rung, rungs
 
-from .match import _entrant, _playing, _settings
+from .match_plan import entrant_of, match_settings
+from .match_running import playing
 
 console = Console(soft_wrap=True, highlight=False)
 
@@ -59,9 +60,9 @@ def gauntlet(
     better or worse than that opponent; the gauntlet stops at the first opponent not
     beaten. The rating (with a 95% interval) is on the reference bots' fixed scale
     (random = 0); the league is the one the last opponent beaten opens."""
-    entrant = _entrant(bot, [])
+    entrant = entrant_of(bot, [])
     opponents = _opponents(up_to)
-    settings = _settings(
+    settings = match_settings(
         games=games,
         seed=seed,
         concurrency=concurrency or len(usable_cores()),
@@ -98,7 +99,7 @@ def _opponents(up_to: str | None) -> list[Rung]:
 def _bout(entrant: Entrant, opponent: Rung, settings: MatchSettings, root: Path) -> Bout:
     console.print(f"vs {opponent.name} (rated {opponent.rating:.0f})")
     other = Entrant.from_folder(reference.folder(opponent.name))
-    summary = _playing(root, lambda progress: run_match(entrant, other, settings, root, progress))
+    summary = playing(root, lambda progress: run_match(entrant, other, settings, root, progress))
     return bout_of(opponent, summary)
 
 

@@ -28,7 +28,8 @@ from sqlmodel import Session, col, select
 
 from pitch_referee.logindex import INDEX_SUFFIX
 
-from .ladder import SMOKE_FOLDER, Ladder
+from .ladder import Ladder
+from .layout import SMOKE_FOLDER
 from .models import Match
 
 log = logging.getLogger(__name__)

@@ -35,13 +35,14 @@ from pitch_referee.workers import usable_cores
 
 from .errors import LadderError
 from .executor import local_executor, local_pool
-from .ladder import Ladder, require_sandbox
+from .ladder import Ladder
 from .lock import RunLock
 from .models import Match, PairTotal, SchedulerState, now
 from .pairing import Entrant, PairingSettings, next_pairings, next_quartets
 from .pending import pending_rounds
 from .rating_tables import current_fit
 from .runner import Pools, ProgressCallback, play_pending
+from .sandbox_policy import require_sandbox
 from .schedule import Pair, Quartet, TeamLineup, team_matches
 from .schedule_writer import schedule_round
 from .standings import latest_versions

@@ -1,7 +1,7 @@
 """Scratch folders: made by one process, removed whatever happens, leftovers swept.
 
 An upload is unpacked, and a submission copied and smoke-tested, in a scratch folder of
-the ladder (``ladder.SCRATCH_FOLDER``). ``scratch_folder`` removes it when its block
+the ladder (``layout.SCRATCH_FOLDER``). ``scratch_folder`` removes it when its block
 ends, however it ends (an exception, ``KeyboardInterrupt``, a cancelled request). Only a
 process that dies (``kill -9``, a power cut) or is interrupted while removing leaves one
 behind, and ``sweep`` removes those when a ladder is opened to serve or to run.

@@ -33,7 +33,8 @@ from pitch_referee.logtail import clip
 from .archive import ArchiveError, ArchiveLimits, unpack
 from .authors import ForbiddenError, check_owner
 from .errors import LadderError
-from .ladder import SCRATCH_FOLDER, SMOKE_FOLDER, UPLOAD_PREFIX, Ladder, NotInLadder
+from .ladder import Ladder, NotInLadder
+from .layout import SCRATCH_FOLDER, SMOKE_FOLDER, UPLOAD_PREFIX
 from .models import LOCAL_AUTHOR_ID, Author, Bot, BotVersion, Game, Match, SubmissionVerdict
 from .quotas import QuotaExceeded
 from .scratch import scratch_folder

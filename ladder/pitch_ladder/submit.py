@@ -11,7 +11,7 @@ A bot folder may hold no symbolic link, wherever it points: a link out of the fo
 would copy (and hash) someone else's file, a dangling one nothing, and the ladder's copy
 must be the bot's own files. The refusal names the link and says to copy the file in.
 
-Does not touch the database (``ladder.py`` does).
+Does not touch the database (``versions`` does).
 """
 
 from __future__ import annotations

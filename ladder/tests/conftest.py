@@ -1,4 +1,4 @@
-"""Ladder test fixtures: a database URL per backend (helpers are in ``ladder_testkit``).
+"""Ladder test fixtures: a database URL per backend (helpers are in ``pitch_testkit.ladder``).
 
 ``db_url`` runs a test on SQLite (a file under ``tmp_path``) and, when
 ``PITCH_TEST_POSTGRES_URL`` is set, again on PostgreSQL, in a schema of its own that is
@@ -13,11 +13,4 @@ prefer_classic_io()  # as the pitch command does, before anything imports grpc
 
 # isort: split
 
-import sys
-from pathlib import Path
-
-_HERE = str(Path(__file__).parent)
-if _HERE not in sys.path:  # ladder_testkit, under --import-mode=importlib
-    sys.path.insert(0, _HERE)
-
-from ladder_testkit import db_url  # noqa: F401  (the fixture, shared)
+from pitch_testkit.ladder import db_url  # noqa: F401  (the fixture, shared)

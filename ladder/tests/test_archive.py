@@ -9,11 +9,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from ladder_testkit import GREEDY, write_bot
 
 from pitch_ladder.archive import ArchiveError, ArchiveLimits, pack, unpack
 from pitch_ladder.errors import LadderError
 from pitch_ladder.submit import content_hash
+from pitch_testkit.ladder import GREEDY, write_bot
 
 
 def _bot_with_subfolders(folder: Path) -> Path:

@@ -10,7 +10,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from ladder_testkit import RANDOM
 from sqlmodel import Session, select
 
 from pitch_ladder import authors
@@ -27,6 +26,7 @@ from pitch_ladder.authors import (
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import LOCAL_AUTHOR_ID, Author, AuthorToken, Bot
+from pitch_testkit.ladder import RANDOM
 
 
 @pytest.fixture

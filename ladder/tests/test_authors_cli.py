@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ladder_testkit import RANDOM, cli, cli_error, cli_refusal
 
 from pitch_ladder.authors import AuthenticationError, authenticate
 from pitch_ladder.ladder import Ladder
+from pitch_testkit.ladder import RANDOM, cli, cli_error, cli_refusal
 
 
 def _token(output: str) -> str:

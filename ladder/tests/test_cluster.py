@@ -21,15 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import (
-    GREEDY,
-    RANDOM,
-    cli,
-    cli_error,
-    cli_refusal,
-    comparable_ladder,
-    ladder_outcome,
-)
 
 from pitch_cli.cluster import ladder_executor
 from pitch_ladder import importer
@@ -53,6 +44,15 @@ from pitch_referee.match import (
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.record import load_record, record_bytes
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.ladder import (
+    GREEDY,
+    RANDOM,
+    cli,
+    cli_error,
+    cli_refusal,
+    comparable_ladder,
+    ladder_outcome,
+)
 
 distributed = pytest.importorskip("distributed")
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import cli, comparable_ladder, ladder_outcome
 
 from pitch_referee.live import live_journals
+from pitch_testkit.ladder import cli, comparable_ladder, ladder_outcome
 
 pytest.importorskip("distributed")
 

@@ -16,13 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from ladder_testkit import GREEDY, QUICK, RANDOM, cli, cli_error, cli_refusal
 from sqlalchemy import create_engine, inspect
 
 from pitch_ladder.database import database_url, sqlite_path
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import LADDER_FILE, Ladder
 from pitch_ladder.lock import LOCK_FILE
+from pitch_testkit.ladder import GREEDY, QUICK, RANDOM, cli, cli_error, cli_refusal
 
 
 def _games(folder: Path) -> list[tuple[int, str, float, int, int]]:

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from ladder_testkit import cli
 
 from pitch_sdk.record import load_record, replay
+from pitch_testkit.ladder import cli
 
 
 @pytest.mark.slow

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from ladder_testkit import cores_after_a_while
 
 from pitch_ladder.executor import local_executor
+from pitch_testkit.ladder import cores_after_a_while
 
 
 @pytest.mark.skipif(

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM
 from sqlmodel import Session, col, select
 
 from pitch_ladder.errors import LadderError
@@ -21,6 +20,7 @@ from pitch_referee.match import GameSpec, MatchSettings, schedule
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.record import load_record, write_record
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.ladder import GREEDY, RANDOM
 
 SETTINGS = MatchSettings(games=2, seed=11, rules={"hand_cap": 2})
 SPEC = schedule(SETTINGS)[1]  # side b: random in seats 0 and 2

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, write_bot
 from sqlmodel import Session, select
 
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Match
 from pitch_ladder.schedule_writer import schedule_rounds
+from pitch_testkit.ladder import GREEDY, RANDOM, write_bot
 
 HONEST = """
 from pitch_sdk.bots import RandomBot

@@ -10,12 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import GREEDY, QUICK, RANDOM, cli
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlmodel import Session, func, select
 
+from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, RatingHistory
 from pitch_ladder.ratings import bradley_terry, elo_from_games
+from pitch_ladder.rounds import RoundsWanted
+from pitch_testkit.ladder import GREEDY, QUICK, RANDOM, cli
 
 
 @pytest.mark.slow
@@ -91,3 +95,13 @@ def test_matches_run_on_any_executor_taking_plain_picklable_jobs(tmp_path: Path)
         report = ladder.run(games_per_match=2, rules={"hand_cap": 2}, executor=_RemoteLike())
         assert (report.matches, report.games) == (1, 2)
         assert [line.games for line in ladder.standings()] == [2, 2]
+
+
+@given(rounds=st.integers(-3, 3), games=st.integers(-3, 3))
+def test_a_run_wants_at_least_one_round_of_matches_of_at_least_one_game(rounds, games):
+    if rounds >= 1 and games >= 1:
+        assert RoundsWanted(rounds, games, {}, False).rounds == rounds
+    else:
+        flag = "--rounds" if rounds < 1 else "--games-per-match"
+        with pytest.raises(LadderError, match=f"{flag} must be at least 1"):
+            RoundsWanted(rounds, games, {}, False)

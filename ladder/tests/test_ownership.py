@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from alembic import command
-from ladder_testkit import cli_error
 from sqlalchemy import create_engine, text
 from sqlmodel import Session, select
 
@@ -15,6 +14,7 @@ from pitch_ladder.database import SCHEMA_REVISION, alembic_config, database_url
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import LADDER_FILE, Ladder
 from pitch_ladder.models import Bot, LadderIdentity
+from pitch_testkit.ladder import cli_error
 
 
 def _folder_id(folder: Path) -> str:

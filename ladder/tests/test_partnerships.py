@@ -12,7 +12,16 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ladder_testkit import (
+from sqlmodel import Session, col, func, select
+
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import Game, GameRecord, Match, RatingHistory
+from pitch_ladder.partnerships import forget_team_ratings
+from pitch_ladder.schedule import partnership_round, quartets
+from pitch_ladder.verify import refusal
+from pitch_referee.match import MatchSettings, schedule
+from pitch_referee.team_ratings import rate_games
+from pitch_testkit.ladder import (
     GREEDY,
     QUICK,
     RANDOM,
@@ -23,15 +32,6 @@ from ladder_testkit import (
     ladder_with,
     store_game,
 )
-from sqlmodel import Session, col, func, select
-
-from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Game, GameRecord, Match, RatingHistory
-from pitch_ladder.partnerships import forget_team_ratings
-from pitch_ladder.schedule import partnership_round, quartets
-from pitch_ladder.verify import refusal
-from pitch_referee.match import MatchSettings, schedule
-from pitch_referee.team_ratings import rate_games
 
 
 @given(st.integers(min_value=4, max_value=16))

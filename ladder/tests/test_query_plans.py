@@ -5,83 +5,21 @@ game run, none of which may read a whole table that grows with the games."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ladder_testkit import add_match, game_row, ladder_with, store_games
-from sqlalchemy import Engine, event
 from sqlmodel import Session
 
 from pitch_ladder import pending
 from pitch_ladder.game_query import GameQuery
 from pitch_ladder.schedule_writer import schedule_rounds
-
-GROWING = ("game", "game_record", "match", "rating_history")
-"""Tables that grow with the games and matches: never read whole by a hot query. (The
-bots, their versions and ratings, the pair totals and the kept fit grow with the bots.)"""
-
-
-@contextmanager
-def _statements(engine: Engine) -> Iterator[list[tuple[str, Any]]]:
-    """The statements run meanwhile that read rows (with their parameters)."""
-    seen: list[tuple[str, Any]] = []
-
-    def note(_conn, _cursor, statement: str, parameters: Any, _context, many: bool) -> None:
-        if not many and statement.lstrip().split()[0].upper() in ("SELECT", "UPDATE", "DELETE"):
-            seen.append((statement, parameters))
-
-    event.listen(engine, "before_cursor_execute", note)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", note)
-
+from pitch_testkit.ladder import add_match, game_row, ladder_with, store_games
+from pitch_testkit.query_plans import full_scans, statements_run
 
 TEAM_GAMES = "ix_game_partnered_round_match_id"
 """The partial index of the team matches' games: the team model's refit reads it whole,
 and nothing else (``partnerships``; ``bench/scale.py`` measures it)."""
-
-
-def _full_scans(engine: Engine, statement: str, parameters: Any) -> tuple[list[str], str]:
-    """The growing tables that the plan of ``statement`` reads whole, and the plan."""
-    with engine.connect() as connection:
-        if connection.dialect.name == "sqlite":
-            plan = [
-                row[-1]
-                for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
-            ]
-            pattern = re.compile(rf"^SCAN (?:TABLE )?({'|'.join(GROWING)})(?:_\d+)?\b")
-            return [m[1] for line in plan if (m := pattern.match(line))], "\n".join(plan)
-        # PostgreSQL would rather read a small table whole: ask it for the plan it would
-        # choose were every table large.
-        connection.exec_driver_sql("SET enable_seqscan = off")
-        plan = [row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", parameters)]
-        connection.rollback()
-    return _postgres_full_scans(plan), "\n".join(plan)
-
-
-def _postgres_full_scans(plan: list[str]) -> list[str]:
-    """Growing tables read by a sequential scan or by an index scan with no condition."""
-    node = re.compile(
-        rf"(Seq Scan|Index Scan|Index Only Scan)(?: Backward)?(?: using \S+)? on "
-        rf"({'|'.join(GROWING)})\b"
-    )
-    scans = []
-    for number, line in enumerate(plan):
-        found = node.search(line)
-        if not found:
-            continue
-        details = []
-        for below in plan[number + 1 :]:
-            if "->" in below:
-                break
-            details.append(below)
-        if found[1] == "Seq Scan" or not any("Index Cond" in detail for detail in details):
-            scans.append(found[2])
-    return scans
 
 
 def test_the_hot_queries_never_read_the_games_or_matches_whole(db_url: str, tmp_path: Path) -> None:
@@ -130,12 +68,12 @@ def test_the_hot_queries_never_read_the_games_or_matches_whole(db_url: str, tmp_
     }
     checked = 0
     for name, call in hot.items():
-        with _statements(ladder.engine) as statements:
+        with statements_run(ladder.engine) as statements:
             call()
         assert statements, name
         plans = []
         for statement, parameters in statements:
-            scans, plan = _full_scans(ladder.engine, statement, parameters)
+            scans, plan = full_scans(ladder.engine, statement, parameters)
             if TEAM_GAMES in plan:  # the team model rates them all again after a change
                 scans = [table for table in scans if table != "game"]
             assert not scans, f"{name} reads {scans} whole:\n{statement}\n{plan}"
@@ -144,6 +82,6 @@ def test_the_hot_queries_never_read_the_games_or_matches_whole(db_url: str, tmp_
         assert uses.get(name, "") in "\n".join(plans), (name, plans)
     assert checked >= 20
     # The check itself sees a whole-table read, on this database too.
-    scans, plan = _full_scans(ladder.engine, "SELECT id FROM game WHERE termination = 'x'", {})
+    scans, plan = full_scans(ladder.engine, "SELECT id FROM game WHERE termination = 'x'", {})
     assert scans == ["game"], plan
     ladder.close()

@@ -12,7 +12,6 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from ladder_testkit import RANDOM, cli, cli_refusal
 from sqlalchemy import create_engine, inspect
 from sqlmodel import Session, SQLModel
 
@@ -32,6 +31,7 @@ from pitch_ladder.quotas import (
     set_limits,
     usage,
 )
+from pitch_testkit.ladder import RANDOM, cli, cli_refusal
 
 DEFAULTS = AuthorLimits(uploads_per_hour=20, checks=2, versions=5, disk_bytes=1_000_000)
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from alembic import command
-from ladder_testkit import add_match, cli, game_row, ladder_with, store_games
 from sqlalchemy import create_engine, event, text
 from sqlmodel import Session, select
 
@@ -26,6 +25,7 @@ from pitch_ladder.models import (
     VersionRating,
 )
 from pitch_ladder.ratings import bradley_terry_by_group, elo_from_games
+from pitch_testkit.ladder import add_match, cli, game_row, ladder_with, store_games
 
 NAMES = ["ann", "bob", "cy", "dee", "eve"]
 

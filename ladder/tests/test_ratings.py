@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from dense_bradley_terry import dense_fit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +25,7 @@ from pitch_ladder.ratings import (
     update_elo,
 )
 from pitch_referee.stats import Z_95
+from pitch_testkit.dense_bradley_terry import dense_fit
 
 BETA = math.log(10) / 400  # d/dx of the logistic score is BETA * p * (1 - p)
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import comparable_ladder, honest_record, ladder_outcome, pitch
 from sqlalchemy import create_engine, text
 from sqlmodel import Session, func, select
 
@@ -29,6 +28,7 @@ from pitch_ladder.pending import PendingMatches
 from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_referee.match import MatchFolder
 from pitch_sdk.record import write_record
+from pitch_testkit.ladder import comparable_ladder, honest_record, ladder_outcome, pitch
 
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12", "--workers", "2"]
 """Two rounds of one 12-game match (greedy vs random), two matches at once: 24 games, enough

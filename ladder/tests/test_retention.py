@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
-from ladder_testkit import ladder_with
 from sqlmodel import Session
 
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Match
 from pitch_ladder.retention import DAY_S, RetentionSettings, Sweeper, sweep
+from pitch_testkit.ladder import ladder_with
 
 NOW = time.time()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-import pitch_ladder.ladder
+import pitch_ladder.sandbox_policy
 from pitch_cli import app
 from pitch_sdk import reference
 
@@ -18,7 +18,7 @@ def pitch(*args: object):
 
 @pytest.fixture
 def machine_without_sandbox(monkeypatch):
-    monkeypatch.setattr(pitch_ladder.ladder, "unavailable_reason", lambda: NO_SANDBOX)
+    monkeypatch.setattr(pitch_ladder.sandbox_policy, "unavailable_reason", lambda: NO_SANDBOX)
 
 
 def test_submit_and_run_refuse_without_a_sandbox_and_say_how_to_proceed(

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, cli, comparable_ladder, ladder_outcome
 from sqlmodel import Session, col, func, select
 
 from pitch_ladder.errors import LadderError
@@ -21,6 +20,8 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, Match
 from pitch_ladder.pairing import PairingSettings
 from pitch_ladder.scheduler import Scheduler, SchedulerSettings, set_paused, status
+from pitch_testkit.fair_deals import memory_bot, predictions
+from pitch_testkit.ladder import GREEDY, RANDOM, cli, comparable_ladder, ladder_outcome
 
 QUICK = SchedulerSettings(
     pairing=PairingSettings(matches=1, placement=2),
@@ -195,11 +196,6 @@ def test_a_scheduler_killed_mid_step_finishes_its_round_as_an_uninterrupted_one_
 
 @pytest.mark.slow
 def test_a_step_plays_on_its_timing_grid_and_no_process_sees_both_games_of_a_deal(tmp_path):
-    tests = Path(__file__).resolve().parents[2] / "tests"
-    if str(tests) not in sys.path:
-        sys.path.insert(0, str(tests))
-    from fair_deals_testkit import memory_bot, predictions
-
     folder = _ladder(tmp_path, memory_bot(tmp_path / "bots"), RANDOM)
     settings = SchedulerSettings(
         pairing=PairingSettings(matches=1, placement=1),

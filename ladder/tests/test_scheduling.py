@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ladder_testkit import ladder_with
 from sqlalchemy import event
 from sqlmodel import Session, col, select
 
@@ -22,6 +21,7 @@ from pitch_ladder.ownership import deal_secret
 from pitch_ladder.runner import play_pending
 from pitch_ladder.schedule import match_folder, match_settings, round_robin
 from pitch_ladder.schedule_writer import schedule_rounds
+from pitch_testkit.ladder import ladder_with
 
 NAMES = ["ann", "bob", "cy", "dee", "eve", "fay"]
 

@@ -7,10 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from ladder_testkit import add_match as _match
-from ladder_testkit import cli, cli_error
-from ladder_testkit import ladder_with as _ladder_with
-from ladder_testkit import store_game as _store
 from sqlmodel import Session, select
 
 from pitch_ladder.errors import LadderError
@@ -21,6 +17,10 @@ from pitch_ladder.ratings import INITIAL_RATING, bradley_terry, elo_from_games
 from pitch_ladder.schedule import match_folder, match_seed, round_robin
 from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_referee.stats import Z_95
+from pitch_testkit.ladder import add_match as _match
+from pitch_testkit.ladder import cli, cli_error
+from pitch_testkit.ladder import ladder_with as _ladder_with
+from pitch_testkit.ladder import store_game as _store
 
 BETA = math.log(10) / 400
 

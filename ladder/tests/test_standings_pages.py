@@ -10,7 +10,6 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from ladder_testkit import add_match, cli, cli_refusal, ladder_with, store_game
 from sqlalchemy import create_engine, func
 from sqlmodel import Session, SQLModel, select
 from typer.testing import CliRunner
@@ -21,6 +20,7 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import FitState, Game
 from pitch_ladder.rating_tables import current_fit
 from pitch_ladder.standings import Standing, StandingsPage, standings_page
+from pitch_testkit.ladder import add_match, cli, cli_refusal, ladder_with, store_game
 
 RESULTS = {  # two groups that never met, a tie (alpha and zeta), one bot without games
     ("alpha", "beta"): (1.0, 1.0),

@@ -9,7 +9,6 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from ladder_testkit import GREEDY, RANDOM, write_bot
 
 from pitch_ladder.archive import pack
 from pitch_ladder.authors import ForbiddenError, add_author, authenticate
@@ -28,6 +27,7 @@ from pitch_ladder.submissions import (
     submit_upload,
     verdicts,
 )
+from pitch_testkit.ladder import GREEDY, RANDOM, write_bot
 
 MANIFEST = b'name = "evil"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
 CRASHER = "import sys\nprint('segfault imminent', file=sys.stderr)\nsys.exit(3)\n"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ladder_testkit import RANDOM, cli, cli_error, cli_refusal, write_bot
 
 from pitch_ladder.errors import LadderError
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.scratch import remove_tree
 from pitch_ladder.submit import bot_files, content_hash, copy_bot
+from pitch_testkit.ladder import RANDOM, cli, cli_error, cli_refusal, write_bot
 
 CRASHES_AT_FIRST_DECISION = """\
 import os, sys

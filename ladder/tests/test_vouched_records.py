@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ladder_testkit import GREEDY, RANDOM, honest_record
 
 from pitch_ladder import importer
 from pitch_ladder.importer import REJECTED, Importer
@@ -22,6 +21,7 @@ from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_ladder.vouched import VouchedRecords
 from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
 from pitch_sdk.record import record_bytes
+from pitch_testkit.ladder import GREEDY, RANDOM, honest_record
 
 NOW = datetime(2026, 12, 3, tzinfo=UTC)
 OUTCOME = GameOutcome(GameSpec(0, "a", "1.0", 0), 1.0, 13, 0, 0, termination="score")

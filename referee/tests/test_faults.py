@@ -15,8 +15,7 @@ from pitch_referee.errors import BotProtocolError, BotTimeoutError
 from pitch_referee.game_loop import FaultPolicy, TimeControl
 from pitch_sdk.protocol import messages as pb
 from pitch_sdk.record import replay
-
-from .conftest import assert_nothing_left, play_games
+from pitch_testkit.referee import assert_nothing_left, play_games
 
 pytestmark = pytest.mark.slow
 

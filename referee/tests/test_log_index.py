@@ -11,8 +11,7 @@ import pytest
 
 from pitch_referee.logindex import LogTag, game_lines, index_path
 from pitch_sdk.record import log_file
-
-from .conftest import play_games, write_bot
+from pitch_testkit.referee import play_games, write_bot
 
 pytestmark = pytest.mark.slow
 

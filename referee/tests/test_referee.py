@@ -14,8 +14,7 @@ from pitch_referee.referee import PlayerSlot, Referee
 from pitch_sdk import reference
 from pitch_sdk.protocol import messages as pb
 from pitch_sdk.record import replay
-
-from .conftest import assert_nothing_left, play_games
+from pitch_testkit.referee import assert_nothing_left, play_games
 
 pytestmark = pytest.mark.slow
 

@@ -10,23 +10,23 @@ import pytest
 
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import TimeControl
+from pitch_testkit import recording_bot
+from pitch_testkit.referee import SHORT_GAMES, play_games, write_bot
 
-from .conftest import SHORT_GAMES, play_games, write_bot
-from .recording_bot import Recording
-
-RECORDING = Path(__file__).with_name("recording_bot.py")
 ROOMY_TIME = TimeControl(limit_ms=20_000, reserve_ms=20_000)  # never charged: budgets match
 
 
 @pytest.mark.slow
 def test_a_bot_receives_identical_calls_in_process_and_over_grpc(tmp_path):
-    manifest = write_bot(tmp_path / "bot", [sys.executable, str(RECORDING)], name="recording")
+    manifest = write_bot(
+        tmp_path / "bot", [sys.executable, str(recording_bot.SCRIPT)], name="recording"
+    )
     run = play_games(tmp_path / "logs", [manifest] * 4, time_control=ROOMY_TIME)
     record = run.results[0].record
     assert record["result"] is not None and not record["faults"]
 
     in_process: list[list[list]] = [[], [], [], []]
-    bots = [Recording(note=in_process[seat].append) for seat in range(4)]
+    bots = [recording_bot.Recording(note=in_process[seat].append) for seat in range(4)]
     replayed = play_game(
         bots,
         record["seed"],

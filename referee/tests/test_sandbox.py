@@ -30,8 +30,7 @@ from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_sdk.protocol import messages as pb
 from pitch_sdk.protocol import services
 from pitch_sdk.wire import PROTOCOL_VERSION
-
-from .conftest import QUICK_TIME, Run, play_games, write_bot
+from pitch_testkit.referee import QUICK_TIME, Run, play_games, write_bot
 
 # One worker runs them all: a test's check that no hostile process outlives its match
 # looks at the whole machine, where another worker's hostile bot would be seen.
@@ -300,12 +299,10 @@ def test_killing_the_referee_kills_every_sandboxed_process(tmp_path, random_bot,
     bot = hostile("daemon")
     script = textwrap.dedent(
         f"""
-        import sys
-        sys.path.insert(0, {str(Path(__file__).parents[2])!r})
         from pathlib import Path
         from pitch_referee.manifest import load_manifest
         from pitch_referee.sandbox import SandboxLimits
-        from referee.tests.conftest import play_games
+        from pitch_testkit.referee import play_games
         random = load_manifest({str(random_bot.folder)!r})
         hostile = load_manifest({str(bot.folder)!r})
         play_games(Path({str(tmp_path / "logs")!r}), [random, hostile, random, random], 1000,

@@ -15,17 +15,15 @@ from pitch_referee.manifest import BotManifest
 from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_referee.warm import WarmBots
-
-from .conftest import QUICK_TIME, SHORT_GAMES, processes_serving, write_bot
+from pitch_testkit import recording_bot
+from pitch_testkit.referee import QUICK_TIME, SHORT_GAMES, processes_serving, write_bot
 
 pytestmark = pytest.mark.slow
 
-RECORDING = Path(__file__).with_name("recording_bot.py")
 
-
-def recording_bot(where: Path, name: str = "recording") -> BotManifest:
+def recording_folder(where: Path, name: str = "recording") -> BotManifest:
     """A bot whose log names every game it is told of (``start``, then the game id)."""
-    return write_bot(where / name, ["python", str(RECORDING)], name)
+    return write_bot(where / name, ["python", str(recording_bot.SCRIPT)], name)
 
 
 class Matches:
@@ -54,7 +52,7 @@ class Matches:
 def play(tmp_path: Path, scenario) -> None:
     async def main() -> None:
         async with WarmBots() as warm:
-            await scenario(warm, Matches(warm, tmp_path / "logs", [recording_bot(tmp_path)] * 4))
+            await scenario(warm, Matches(warm, tmp_path / "logs", [recording_folder(tmp_path)] * 4))
         assert processes_serving(warm.address) == []
 
     asyncio.run(main())
@@ -133,7 +131,7 @@ def test_a_game_stopped_mid_way_leaves_no_process_warm(tmp_path: Path) -> None:
 def test_another_bot_gets_a_process_of_its_own(tmp_path: Path) -> None:
     async def scenario(warm: WarmBots, matches: Matches) -> None:
         first, _ = await matches.play("m1", deals="1")
-        other = recording_bot(tmp_path, "other")
+        other = recording_folder(tmp_path, "other")
         matches.slots = [PlayerSlot(f"S{seat}", other, "other") for seat in range(4)]
         second, _ = await matches.play("m2", deals="2")
         assert set(second).isdisjoint(first)

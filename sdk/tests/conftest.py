@@ -1,14 +1,6 @@
-"""Make the test helpers (``pitch_testkit``) importable under ``--import-mode=importlib``."""
+"""Settings for the engine tests: gRPC's I/O path chosen as the pitch command chooses it (the
+helpers are in ``pitch_testkit.hands``)."""
 
 from pitch_sdk.grpc_io import prefer_classic_io
 
 prefer_classic_io()  # as the pitch command does, before anything imports grpc
-
-# isort: split
-
-import sys
-from pathlib import Path
-
-_HERE = str(Path(__file__).parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)

@@ -19,7 +19,6 @@ from itertools import chain
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pitch_testkit import act, dealt_positions, new_hand, random_walk
 
 from pitch_sdk.actions import Bid, Discard, NameTrump, PickUp, Play, StockMove
 from pitch_sdk.cards import (
@@ -50,6 +49,7 @@ from pitch_sdk.progress import (
 )
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.views import PlayerView
+from pitch_testkit.hands import act, dealt_positions, new_hand, random_walk
 
 ALL = (1 << DECK_SIZE) - 1
 SHORT = RuleOptions(target=25, hand_cap=3)

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pitch_testkit import random_walk
 
 from pitch_sdk.actions import Decision, StockChoice, StockMove, parse_action
 from pitch_sdk.bots import RandomBot
@@ -35,6 +34,7 @@ from pitch_sdk.progress import LOOKING
 from pitch_sdk.record import replay
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.hands import random_walk
 
 seeds = st.integers(min_value=0, max_value=2**32)
 options = st.builds(

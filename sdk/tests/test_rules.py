@@ -14,17 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from pitch_testkit import (
-    act,
-    build_deck,
-    dealt_positions,
-    legal,
-    mask,
-    names,
-    new_hand,
-    play_out_hand,
-    skip_look,
-)
 
 from pitch_sdk import rules, views
 from pitch_sdk.actions import (
@@ -56,6 +45,17 @@ from pitch_sdk.options import RuleOptions
 from pitch_sdk.progress import Phase, Termination
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.views import LookEvent
+from pitch_testkit.hands import (
+    act,
+    build_deck,
+    dealt_positions,
+    legal,
+    mask,
+    names,
+    new_hand,
+    play_out_hand,
+    skip_look,
+)
 
 # --- scenarios ------------------------------------------------------------------------
 #

@@ -10,21 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
-if str(LADDER_TESTS) not in sys.path:  # ladder_testkit, under --import-mode=importlib
-    sys.path.insert(0, str(LADDER_TESTS))
-
-from ladder_testkit import db_url  # noqa: F401  (the fixture, shared)
+from pitch_testkit.ladder import db_url  # noqa: F401  (the fixture, shared)
+from pitch_testkit.served import Served
 
 CHROMIUM = os.environ.get("PITCH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(os.environ.get("PITCH_ARTIFACTS", Path(__file__).parent / "artifacts"))
@@ -66,38 +59,6 @@ def screenshot(page: Any, request: pytest.FixtureRequest) -> Any:
         return path
 
     return save
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Served:
-    """An application served by uvicorn in a thread of this process."""
-
-    def __init__(self, app: Any) -> None:
-        import uvicorn
-
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> Served:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture

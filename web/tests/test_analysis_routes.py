@@ -3,7 +3,6 @@ progress, its result at the viewer's steps, kept, bounded, and the refusals."""
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,25 +20,19 @@ from pitch_sdk.deck import deck_for
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import GameRecorder, write_record
 from pitch_sdk.selfplay import play_game
-from pitch_web.analysis_jobs import AnalysisJobs
-from pitch_web.analysis_store import AnalysisStore
-from pitch_web.app import create_app
-from pitch_web.source import FolderSource, LadderSource
-from pitch_web.timeline import timeline
-
-WEB_TESTS = Path(__file__).parent
-for folder in (WEB_TESTS, WEB_TESTS.parents[1] / "ladder" / "tests"):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-
-from analysis_testkit import (  # noqa: E402
+from pitch_testkit.analysis import (
     RELEASE,
     SAMPLES,
     failing_analyse,
     held_analyse,
     quick_analyse,
 )
-from ladder_testkit import add_game_with_record, add_match, ladder_with  # noqa: E402
+from pitch_testkit.ladder import add_game_with_record, add_match, ladder_with
+from pitch_web.analysis_jobs import AnalysisJobs
+from pitch_web.analysis_store import AnalysisStore
+from pitch_web.app import create_app
+from pitch_web.source import FolderSource, LadderSource
+from pitch_web.timeline import timeline
 
 GAME = "m/games/g.json"
 

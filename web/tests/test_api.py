@@ -1,14 +1,12 @@
 """The JSON API over a ladder (SQLite, and PostgreSQL when ``PITCH_TEST_POSTGRES_URL`` is
 set) and over a folder of matches and records, through FastAPI's test client.
 
-The ladders are written straight into the database (``ladder_testkit``), each game with
+The ladders are written straight into the database (``pitch_testkit.ladder``), each game with
 the record of a real one-hand game, so that nothing here starts a bot.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,66 +15,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from pitch_ladder.ladder import Ladder
-from pitch_ladder.models import Game, GameRecord
-from pitch_ladder.rating_tables import rerate
 from pitch_ladder.ratings import elo_step
-from pitch_sdk.bots import GreedyBot
-from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
-from pitch_sdk.selfplay import play_game
+from pitch_testkit.ladder import add_match, ladder_with, store_game
+from pitch_testkit.samples import build_ladder, game_record, match_folder
 from pitch_web import create_app
 from pitch_web.routes import pages
 from pitch_web.source import FolderSource, LadderSource
-
-LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
-if str(LADDER_TESTS) not in sys.path:
-    sys.path.insert(0, str(LADDER_TESTS))
-
-from ladder_testkit import add_match, game_row, ladder_with, store_game  # noqa: E402
-
-
-def game_record(seed: int = 7) -> dict[str, Any]:
-    """A real one-hand game's record."""
-    return play_game([GreedyBot(s) for s in range(4)], seed, RuleOptions.from_dict({"hand_cap": 1}))
-
-
-def timeout_fault(seat: int) -> dict[str, Any]:
-    return {
-        "hand": 1,
-        "decision": 0,
-        "seat": seat,
-        "kind": "timeout",
-        "detail": "no answer in time",
-        "decision_kind": "bid",
-    }
-
-
-def build_ladder(url: str, folder: Path) -> Ladder:
-    """alpha beat beta 3-1, then beta and gamma drew one and gamma won one: 6 games.
-
-    Game 4 (alpha against beta, won by beta) has a timeout of alpha (A, team 0: seat 2).
-    """
-    ladder, versions = ladder_with(url, folder, ["alpha", "beta", "gamma"])
-    record = game_record()
-    with Session(ladder.engine) as session:
-        first = add_match(session, 1, versions["alpha"], versions["beta"])
-        second = add_match(session, 1, versions["beta"], versions["gamma"])
-        results = [(first, 1.0), (first, 1.0), (first, 1.0), (first, 0.0)]
-        results += [(second, 0.5), (second, 0.0)]
-        games: list[Game] = []
-        for n, (match, score) in enumerate(results):
-            game = game_row(session, match, f"pair-{n // 2:05d}-{'ab'[n % 2]}", score, (7, 6))
-            games.append(game)
-        games[3].faults = 1
-        session.add_all(games)
-        session.flush()
-        for game in games:
-            stored = record if game.faults == 0 else {**record, "faults": [timeout_fault(2)]}
-            session.add(GameRecord.model_validate({"game_id": game.id, "record": stored}))
-        rerate(session, {game.id for game in games if game.id is not None})
-        session.commit()
-    return ladder
 
 
 @pytest.fixture
@@ -87,44 +32,6 @@ def ladder_client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
     with TestClient(create_app(source)) as client:
         yield client
     source.close()
-
-
-def match_folder(root: Path, games: int = 2) -> Path:
-    """A finished match folder (header, summary, compressed records) of greedy against random."""
-    root.mkdir(parents=True)
-    (root / "games").mkdir()
-    bots = {"a": {"name": "greedy", "version": "1.0"}, "b": {"name": "random", "version": "1.0"}}
-    header = {"format": "pitch-match", "version": 1, "bots": bots, "settings": {}}
-    (root / "match.json").write_text(json.dumps(header))
-    entries = []
-    for n in range(games):
-        game = f"pair-00000-{'ab'[n]}"
-        record = game_record(seed=n + 1)
-        write_record(record, root / "games" / f"{game}.json.gz")
-        scores = record["result"]["scores"]
-        a_team = n % 2
-        a_score = 1.0 if scores[a_team] > scores[1 - a_team] else 0.0
-        entries.append(
-            {
-                "game": game,
-                "record": f"games/{game}.json.gz",
-                "a_team": a_team,
-                "a_score": a_score,
-                "scores": scores,
-                "termination": "hand_cap",
-            }
-        )
-    summary = {
-        "bots": bots,
-        "status": "finished",
-        "games_planned": games,
-        "games_played": games,
-        "result": {"a": {"wins": 1, "losses": 1, "draws": 0}, "points": {"a": 20, "b": 6}},
-        "stats": {"elo": 0.0},
-        "games": entries,
-    }
-    (root / "summary.json").write_text(json.dumps(summary))
-    return root
 
 
 @pytest.fixture

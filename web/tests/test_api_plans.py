@@ -8,20 +8,14 @@ without it, the filter walked the games newest first until it had a page.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-import test_api  # noqa: E402
-from test_query_plans import _full_scans, _statements  # noqa: E402
-
-from pitch_web import create_app  # noqa: E402
-from pitch_web.source import LadderSource  # noqa: E402
+from pitch_testkit.query_plans import full_scans, statements_run
+from pitch_testkit.samples import build_ladder
+from pitch_web import create_app
+from pitch_web.source import LadderSource
 
 ROUTES = [
     "/api/standings",
@@ -42,19 +36,19 @@ USES = {"/api/games?fault=true": "ix_game_faulty_id"}
 
 
 def test_the_api_routes_never_read_the_games_or_matches_whole(db_url: str, tmp_path: Path):
-    test_api.build_ladder(db_url, tmp_path).close()
+    build_ladder(db_url, tmp_path).close()
     source = LadderSource(tmp_path / "ladder", db_url)
     engine = source.ladder.engine
     checked = 0
     with TestClient(create_app(source)) as client:
         client.get("/api/standings")  # the first read fits and keeps the fit
         for route in ROUTES:
-            with _statements(engine) as statements:
+            with statements_run(engine) as statements:
                 assert client.get(route).status_code == 200, route
             assert statements, route
             plans = []
             for statement, parameters in statements:
-                scans, plan = _full_scans(engine, statement, parameters)
+                scans, plan = full_scans(engine, statement, parameters)
                 assert not scans, f"{route} reads {scans} whole:\n{statement}\n{plan}"
                 plans.append(plan)
                 checked += 1

@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import socket
-import sys
 import threading
 import time
 import urllib.error
@@ -18,19 +17,14 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from test_serve import post_upload, start  # noqa: E402
-
-from pitch_ladder.archive import pack  # noqa: E402
-from pitch_ladder.authors import add_author  # noqa: E402
-from pitch_ladder.ladder import Ladder  # noqa: E402
-from pitch_web import create_app  # noqa: E402
-from pitch_web.checks import CheckQueue, Stopping  # noqa: E402
-from pitch_web.routes.service import ServiceSettings, close_service, enable_service  # noqa: E402
-from pitch_web.source import LadderSource  # noqa: E402
+from pitch_ladder.archive import pack
+from pitch_ladder.authors import add_author
+from pitch_ladder.ladder import Ladder
+from pitch_testkit.processes import post_upload, start
+from pitch_web import create_app
+from pitch_web.checks import CheckQueue, Stopping
+from pitch_web.routes.service import ServiceSettings, close_service, enable_service
+from pitch_web.source import LadderSource
 
 pytestmark = pytest.mark.slow
 STOP_BOUND_S = 15.0

@@ -4,50 +4,21 @@ by deal pair (``pitch_web.pairs``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pitch_sdk.actions import Play
 from pitch_sdk.analysis.costs import play_costs
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
-from pitch_sdk.views import PlayerView
+from pitch_testkit.duplicate import CONTRARY_HAND, HANDS, Contrary, duplicate_pair
 from pitch_web.compare import DECISIONS, analyse, compare_hands
 from pitch_web.models import loose_game
 from pitch_web.pairs import compare_url, pair_of, pair_rows, schedule_order, twin_id
 from pitch_web.timeline import timeline
-
-HANDS = RuleOptions(hand_cap=3)
-CONTRARY_HAND = 2
-
-
-class Contrary(GreedyBot):
-    """The greedy bot, but for its first card asked for in one hand: another legal one."""
-
-    name = "contrary"
-
-    def __init__(self, hand: int) -> None:
-        super().__init__()
-        self.hand, self.done = hand, False
-
-    def play(self, view: PlayerView, legal: Sequence[Play]) -> Play:
-        choice = super().play(view, legal)
-        if view.hand_number == self.hand and not self.done:
-            self.done = True
-            return next(action for action in legal if action != choice)
-        return choice
-
-
-def duplicate_pair(bot_a: Any, bot_b: Any, seed: int = 11) -> tuple[dict, dict]:
-    """Games a and b of a deal pair: the same deals, bot A in seats 0 and 2, then 1 and 3."""
-    table_a = play_game([bot_a(), bot_b(), bot_a(), bot_b()], seed, HANDS, first_dealer=1)
-    table_b = play_game([bot_b(), bot_a(), bot_b(), bot_a()], seed, HANDS, first_dealer=1)
-    return table_a, table_b
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ card, analysed double-dummy). Screenshots go to the artifacts folder."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from pitch_cli import app as cli
+from pitch_sdk.bots import GreedyBot
+from pitch_testkit.duplicate import CONTRARY_HAND, Contrary, duplicate_pair, write_match
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
-
-WEB_TESTS = Path(__file__).parent
-if str(WEB_TESTS) not in sys.path:
-    sys.path.insert(0, str(WEB_TESTS))
-
-from test_compare import CONTRARY_HAND, Contrary, duplicate_pair  # noqa: E402
-from test_compare_routes import write_match  # noqa: E402
-
-from pitch_sdk.bots import GreedyBot  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,22 +18,12 @@ from hypothesis import strategies as st
 from sqlmodel import Session
 
 from pitch_sdk.bots import GreedyBot
-from pitch_sdk.record import write_record
+from pitch_testkit.duplicate import CONTRARY_HAND, Contrary, duplicate_pair, write_match
+from pitch_testkit.ladder import add_game_with_record, add_match, ladder_with
 from pitch_web.app import create_app
 from pitch_web.compare import compare_hands
 from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
-
-WEB_TESTS = Path(__file__).parent
-if str(WEB_TESTS) not in sys.path:
-    sys.path.insert(0, str(WEB_TESTS))
-LADDER_TESTS = WEB_TESTS.parents[1] / "ladder" / "tests"
-if str(LADDER_TESTS) not in sys.path:
-    sys.path.insert(0, str(LADDER_TESTS))
-
-from ladder_testkit import add_game_with_record, add_match, ladder_with  # noqa: E402
-from test_api import timeout_fault  # noqa: E402
-from test_compare import CONTRARY_HAND, Contrary, duplicate_pair  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -43,33 +32,6 @@ def records() -> list[dict[str, Any]]:
     same = duplicate_pair(GreedyBot, GreedyBot)
     other = duplicate_pair(lambda: Contrary(CONTRARY_HAND), GreedyBot)
     return [*same, *other]
-
-
-def write_match(root: Path, records: list[dict[str, Any]], faults: int = 0) -> Path:
-    """A finished match folder of ``records`` (pairs in order), game ``pair-00001-b``
-    with ``faults`` timeouts; its summary, as ``pitch match`` writes one."""
-    (root / "games").mkdir(parents=True)
-    bots = {"a": {"name": "contrary", "version": "1"}, "b": {"name": "greedy", "version": "1"}}
-    header = {"format": "pitch-match", "version": 1, "bots": bots, "settings": {}}
-    (root / "match.json").write_text(json.dumps(header))
-    entries = []
-    for n, record in enumerate(records):
-        game = f"pair-{n // 2:05d}-{'ab'[n % 2]}"
-        if game == "pair-00001-b" and faults:
-            record = {**record, "faults": [timeout_fault(1)] * faults}
-        write_record(record, root / "games" / f"{game}.json.gz")
-        scores, a_team = record["result"]["scores"], n % 2
-        a_score = {True: 1.0, False: 0.0}[scores[a_team] > scores[1 - a_team]]
-        if scores[0] == scores[1]:
-            a_score = 0.5
-        entries.append(
-            {"game": game, "record": f"games/{game}.json.gz", "a_team": a_team,
-             "a_score": a_score, "scores": scores, "termination": "hand_cap"}
-        )  # fmt: skip
-    summary = {"bots": bots, "status": "finished", "games_planned": len(records),
-               "games_played": len(records), "games": entries}  # fmt: skip
-    (root / "summary.json").write_text(json.dumps(summary))
-    return root
 
 
 @pytest.fixture

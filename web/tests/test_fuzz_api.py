@@ -13,7 +13,6 @@ near half a minute per server; ``PITCH_FUZZ_EXAMPLES`` raises it for a longer hu
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,18 +30,12 @@ from schemathesis.specs.openapi.checks import (
 
 from pitch_ladder.authors import add_author
 from pitch_sdk.record import write_record
+from pitch_testkit.ladder import POSTGRES, fresh_database
+from pitch_testkit.samples import build_ladder, game_record, match_folder
+from pitch_testkit.served import Served
 from pitch_web import create_app
 from pitch_web.routes.service import enable_service
 from pitch_web.source import FolderSource, LadderSource
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from ladder_testkit import POSTGRES, fresh_database  # noqa: E402
-from test_api import build_ladder, game_record, match_folder  # noqa: E402
-
-from conftest import Served  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -4,14 +4,12 @@ bot's; the page adds them when the author's token is in the tab."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from ladder_testkit import add_game_with_record, add_match, add_team_match, ladder_with
 from playwright.sync_api import expect
 from sqlmodel import Session, select
 
@@ -21,15 +19,11 @@ from pitch_referee.logindex import LogTag, index_path
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.ladder import add_game_with_record, add_match, add_team_match, ladder_with
+from pitch_testkit.viewer import IllegalPlayer
 from pitch_web import create_app
 from pitch_web.routes.service import enable_service
 from pitch_web.source import LadderSource
-
-VIEWER_TESTS = str(Path(__file__).parent)
-if VIEWER_TESTS not in sys.path:
-    sys.path.insert(0, VIEWER_TESTS)
-
-from viewer_testkit import IllegalPlayer  # noqa: E402
 
 GAME = "pair-00000-a"
 

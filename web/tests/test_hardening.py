@@ -9,7 +9,6 @@ set), through FastAPI's test client; the access log is a real ``pitch serve``'s.
 from __future__ import annotations
 
 import contextlib
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -18,15 +17,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from pitch_sdk.record import write_record
+from pitch_testkit.ladder import POSTGRES, fresh_database
+from pitch_testkit.samples import build_ladder, game_record, match_folder
 from pitch_web import create_app
 from pitch_web.source import FolderSource, LadderSource
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from ladder_testkit import POSTGRES, fresh_database  # noqa: E402
-from test_api import build_ladder, game_record, match_folder  # noqa: E402
 
 HUGE = 10**23
 """Past SQLite's and PostgreSQL's 64-bit integers: ``OverflowError`` on today's code."""
@@ -251,7 +245,7 @@ def test_the_slash_redirect_still_leads_to_the_page(folder_client):
 
 @pytest.mark.slow
 def test_a_token_in_a_query_string_never_reaches_the_access_log(tmp_path):
-    from test_serve import start, stop
+    from pitch_testkit.processes import start, stop
 
     folder = match_folder(tmp_path / "m")
     token = "pa_0123456789abcdef_" + "s" * 43

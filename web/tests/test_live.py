@@ -16,50 +16,25 @@ import pytest
 from fastapi.testclient import TestClient
 
 from pitch_ladder.ladder import Ladder
-from pitch_referee.live import JournalPublisher, JournalReader
+from pitch_referee.live import JournalPublisher
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import BotPlayer
 from pitch_sdk.table import Table, play_in_process
+from pitch_testkit.journal import (
+    GAME,
+    KEY,
+    MATCH,
+    cut_after_deal,
+    journaled_game,
+    record_of,
+    write_final,
+)
 from pitch_web.app import create_app
 from pitch_web.live_hands import hands_update
 from pitch_web.routes import live
 from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
-
-MATCH = "m-random"
-GAME = "pair-00000-a"
-KEY = f"{MATCH}/{GAME}"
-
-
-def _journaled_game(served: Path) -> tuple[Path, dict]:
-    """A whole game journaled under ``served/m-random/live/`` by this process (so its
-    writer is alive); returns the journal and the final record."""
-    feed = JournalPublisher.for_match(served / MATCH, 30).feed(GAME)
-    table = Table([BotPlayer(RandomBot(seat)) for seat in range(4)], seed=21, watchers=[feed])
-    table.game_id = GAME
-    record = play_in_process(table.play()).record
-    return feed.path, record
-
-
-def _record_of(journal: Path) -> dict:
-    reader = JournalReader(journal)
-    reader.read()
-    return reader.record
-
-
-def _write_final(served: Path, record: dict) -> None:
-    """The record, where the match writes it once the game is over."""
-    games = served / MATCH / "games"
-    games.mkdir(parents=True, exist_ok=True)
-    write_record(record, games / f"{GAME}.json.gz")
-
-
-def _cut_after_deal(journal: Path, deal: int) -> None:
-    """Leave the journal as it was just after its ``deal``-th deal: a game going on."""
-    lines = journal.read_text().splitlines()
-    deals = [n for n, line in enumerate(lines) if line.startswith('{"event":"deal"')]
-    journal.write_text("\n".join(lines[: deals[deal - 1] + 3]) + "\n")
 
 
 @pytest.fixture
@@ -88,8 +63,8 @@ def _events(client: TestClient, url: str, headers: dict | None = None) -> list[t
 
 
 def test_a_game_going_on_is_listed_with_its_hand_and_score_and_its_page_follows_it(client, served):
-    journal, record = _journaled_game(served)
-    _cut_after_deal(journal, 2)
+    journal, record = journaled_game(served)
+    cut_after_deal(journal, 2)
     (game,) = client.get("/api/live").json()
     assert game["key"] == KEY and game["match"] == MATCH and game["hand"] == 2
     assert game["score"] == record["hands"][0]["scores"]
@@ -103,12 +78,12 @@ def test_a_game_going_on_is_listed_with_its_hand_and_score_and_its_page_follows_
 
 
 def test_the_stream_sends_the_timeline_so_far_then_the_rest_then_the_end(client, served):
-    journal, record = _journaled_game(served)
+    journal, record = journaled_game(served)
     whole = journal.read_text()
-    _cut_after_deal(journal, 1)
-    so_far = len(timeline(_record_of(journal))["steps"])
+    cut_after_deal(journal, 1)
+    so_far = len(timeline(record_of(journal))["steps"])
     journal.write_text(whole)  # the game ends: the stream catches up and ends
-    _write_final(served, record)
+    write_final(served, record)
     events = _events(client, f"/api/live/{KEY}/events?after={so_far}")
     names = [name for name, _ in events]
     assert names[0] == "timeline" and names[-1] == "end"
@@ -124,15 +99,15 @@ def test_the_stream_sends_the_timeline_so_far_then_the_rest_then_the_end(client,
 
 
 def test_the_page_shows_the_hands_so_far_and_the_stream_grows_them_to_the_games_end(client, served):
-    journal, record = _journaled_game(served)
+    journal, record = journaled_game(served)
     whole = journal.read_text()
-    _cut_after_deal(journal, 2)
-    so_far = timeline(_record_of(journal))
+    cut_after_deal(journal, 2)
+    so_far = timeline(record_of(journal))
     page = client.get(f"/live/{KEY}").text
     assert page.count('data-testid="hand-row"') == 2  # hand 1 scored, hand 2 being played
     assert page.count("not scored") == 1 and page.count('data-testid="bid-mark"') == 1
     journal.write_text(whole)
-    _write_final(served, record)
+    write_final(served, record)
     events = _events(client, f"/api/live/{KEY}/events?after={len(so_far['steps'])}")
     players = so_far["header"]["players"]
     rows = hands_update(so_far["steps"], players, [])[0]["rows"]
@@ -146,8 +121,8 @@ def test_the_page_shows_the_hands_so_far_and_the_stream_grows_them_to_the_games_
 
 
 def test_a_finished_game_is_not_listed_and_its_live_page_sends_to_its_record(client, served):
-    journal, record = _journaled_game(served)
-    _write_final(served, record)
+    journal, record = journaled_game(served)
+    write_final(served, record)
     assert client.get("/api/live").json() == []  # its end line is written
     journal.unlink()
     response = client.get(f"/live/{KEY}", follow_redirects=False)
@@ -212,7 +187,7 @@ def test_a_ladder_lists_the_games_of_its_match_folders_and_shows_a_finished_one(
     feed = JournalPublisher.for_match(match, 30).feed(GAME)
     table = Table([BotPlayer(RandomBot(seat)) for seat in range(4)], seed=4, watchers=[feed])
     record = play_in_process(table.play()).record
-    _cut_after_deal(feed.path, 1)
+    cut_after_deal(feed.path, 1)
     key = f"matches/0001-random-vs-random/{GAME}"
     with TestClient(create_app(source)) as client:
         assert [game["key"] for game in client.get("/api/live").json()] == [key]
@@ -230,15 +205,15 @@ def test_a_match_folder_with_a_space_in_its_name_is_listed_and_followed(client, 
     feed = JournalPublisher.for_match(served / "my match", 30).feed(GAME)
     table = Table([BotPlayer(RandomBot(seat)) for seat in range(4)], seed=9, watchers=[feed])
     play_in_process(table.play())
-    _cut_after_deal(feed.path, 1)
+    cut_after_deal(feed.path, 1)
     (game,) = client.get("/api/live").json()
     assert game["key"] == f"my match/{GAME}" and game["url"] == f"/live/my%20match/{GAME}"
     assert client.get(game["url"]).status_code == 200
 
 
 def test_viewers_of_one_game_share_its_timeline(client, served, monkeypatch):
-    _, record = _journaled_game(served)
-    _write_final(served, record)
+    _, record = journaled_game(served)
+    write_final(served, record)
     replays = []
 
     def counted(record, **options):

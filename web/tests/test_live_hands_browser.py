@@ -8,20 +8,14 @@ the referee would write it; test_live_browser.py follows a real match.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pitch_testkit.journal import KEY, journaled_game, write_final
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
-
-WEB_TESTS = str(Path(__file__).parent)
-if WEB_TESTS not in sys.path:
-    sys.path.insert(0, WEB_TESTS)
-
-from test_live import KEY, _journaled_game, _write_final  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
@@ -36,7 +30,7 @@ class Game:
 
     def __init__(self, served: Path) -> None:
         self.served = served
-        self.journal, self.record = _journaled_game(served)
+        self.journal, self.record = journaled_game(served)
         self.lines = self.journal.read_text().splitlines(keepends=True)
         self.deals = [n for n, line in enumerate(self.lines) if line.startswith('{"event":"deal"')]
         self.written = 0
@@ -49,7 +43,7 @@ class Game:
     def finish(self) -> None:
         """The rest of the game; its record is written and its journal removed."""
         self._append(len(self.lines))
-        _write_final(self.served, self.record)
+        write_final(self.served, self.record)
         self.journal.unlink()
 
     def _append(self, end: int) -> None:

@@ -8,25 +8,19 @@ no bot started). Screenshots go to ``web/tests/artifacts``.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlmodel import Session
 
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from ladder_testkit import add_team_match, ladder_with  # noqa: E402
-from sqlmodel import Session  # noqa: E402
-from test_api import build_ladder, game_record, match_folder  # noqa: E402
-
-from pitch_ladder.schedule import partnership_round  # noqa: E402
-from pitch_sdk.record import write_record  # noqa: E402
-from pitch_web import create_app  # noqa: E402
-from pitch_web.source import FolderSource, LadderSource  # noqa: E402
+from pitch_ladder.schedule import partnership_round
+from pitch_sdk.record import write_record
+from pitch_testkit.ladder import add_team_match, ladder_with
+from pitch_testkit.samples import build_ladder, game_record, match_folder
+from pitch_web import create_app
+from pitch_web.source import FolderSource, LadderSource
 
 pytestmark = pytest.mark.slow
 

@@ -4,10 +4,10 @@ the kept fit at once while a new one is computed in the background, then the new
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
-from ladder_testkit import add_match, ladder_with, store_game
 from sqlmodel import Session
 
 from pitch_ladder.rating_tables import current_fit, kept_fit
+from pitch_testkit.ladder import add_match, ladder_with, store_game
 from pitch_web.app import create_app
 from pitch_web.source import LadderSource
 

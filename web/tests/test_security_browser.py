@@ -4,24 +4,17 @@ the API's operations with the network cut off (only the server itself answers)."
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
+from pitch_testkit.journal import cut_after_deal, journaled_game
+from pitch_testkit.samples import build_ladder, match_folder
 from pitch_web import create_app
 from pitch_web.routes.service import enable_service
 from pitch_web.source import FolderSource, LadderSource
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from test_api import build_ladder, match_folder  # noqa: E402
-from test_live import _cut_after_deal, _journaled_game  # noqa: E402
 
 # One Chromium at a time: pytest-xdist runs the group on one worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
@@ -101,8 +94,8 @@ def test_every_folder_page_and_a_live_game_run_under_the_policy(tmp_path, page, 
     served_folder = tmp_path / "served"
     match_folder(served_folder / "greedy-vs-random")
     (served_folder / "corrupt.json").write_text('{"format": "pitch-game-record"')
-    journal, _record = _journaled_game(served_folder)
-    _cut_after_deal(journal, 2)
+    journal, _record = journaled_game(served_folder)
+    cut_after_deal(journal, 2)
     with serve(create_app(FolderSource(served_folder))) as served:
         watched = Watched(page, served.url)
         watched.visit("/", "table.data tbody tr")

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from ladder_testkit import add_match
 from sqlmodel import Session, select
 
 from pitch_ladder.archive import ArchiveLimits, pack
@@ -19,6 +18,7 @@ from pitch_ladder.authors import add_author, revoke
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Bot, BotVersion, Match
 from pitch_sdk import reference
+from pitch_testkit.ladder import add_match
 from pitch_web import create_app
 from pitch_web.routes.service import ServiceSettings, close_service, enable_service
 from pitch_web.source import FolderSource, LadderSource

@@ -16,22 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlmodel import Session, select
 
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from ladder_testkit import DEAL_SECRET, comparable_ladder  # noqa: E402
-from sqlmodel import Session, select  # noqa: E402
-from test_serve import start, stop  # noqa: E402
-
-from pitch_ladder.game_query import GameQuery  # noqa: E402
-from pitch_ladder.ladder import Ladder  # noqa: E402
-from pitch_ladder.models import Game, LadderIdentity, RatingHistory  # noqa: E402
-from pitch_ladder.ownership import OWNER_ROW  # noqa: E402
-from pitch_ladder.pairing import PairingSettings  # noqa: E402
-from pitch_ladder.scheduler import Scheduler, SchedulerSettings  # noqa: E402
-from pitch_sdk import reference  # noqa: E402
+from pitch_ladder.game_query import GameQuery
+from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import Game, LadderIdentity, RatingHistory
+from pitch_ladder.ownership import OWNER_ROW
+from pitch_ladder.pairing import PairingSettings
+from pitch_ladder.scheduler import Scheduler, SchedulerSettings
+from pitch_sdk import reference
+from pitch_testkit.ladder import DEAL_SECRET, comparable_ladder
+from pitch_testkit.processes import start, stop
 
 pytestmark = pytest.mark.slow
 GREEDY, RANDOM = reference.folder("greedy"), reference.folder("random")

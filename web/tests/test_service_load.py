@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -14,16 +13,11 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from test_serve import post_upload, start, stop  # noqa: E402
-
-from pitch_ladder.archive import pack  # noqa: E402
-from pitch_ladder.authors import add_author  # noqa: E402
-from pitch_ladder.ladder import Ladder  # noqa: E402
-from pitch_sdk import reference  # noqa: E402
+from pitch_ladder.archive import pack
+from pitch_ladder.authors import add_author
+from pitch_ladder.ladder import Ladder
+from pitch_sdk import reference
+from pitch_testkit.processes import post_upload, start, stop
 
 pytestmark = pytest.mark.slow
 RANDOM = reference.folder("random")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import select
 import socket
-import sys
 import threading
 import time
 import urllib.request
@@ -15,14 +14,9 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from test_serve import start, stop  # noqa: E402
-
-from pitch_ladder.authors import add_author  # noqa: E402
-from pitch_ladder.ladder import Ladder  # noqa: E402
+from pitch_ladder.authors import add_author
+from pitch_ladder.ladder import Ladder
+from pitch_testkit.processes import start, stop
 
 # Wall-time measurements: pytest-xdist runs the group on one worker, never two at once.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("timing")]

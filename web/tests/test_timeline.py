@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,13 +17,8 @@ from pitch_sdk.record import GameRecorder, RecordError
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
 from pitch_sdk.walk import Dealt, walk
+from pitch_testkit.viewer import IllegalPlayer, moon_record
 from pitch_web.timeline import timeline
-
-VIEWER_TESTS = str(Path(__file__).parent)
-if VIEWER_TESTS not in sys.path:
-    sys.path.insert(0, VIEWER_TESTS)
-
-from viewer_testkit import IllegalPlayer, moon_record  # noqa: E402
 
 SCORED_KEYS = ("bidder", "bid", "trump", "tricks", "points", "dead", "scores", "made")
 

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from ladder_testkit import add_game_with_record, add_match, ladder_with
 from playwright.sync_api import expect
 from sqlmodel import Session
 
@@ -22,6 +21,7 @@ from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import parse_deck
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.ladder import add_game_with_record, add_match, ladder_with
 from pitch_web import create_app
 from pitch_web.routes.service import enable_service
 from pitch_web.source import LadderSource

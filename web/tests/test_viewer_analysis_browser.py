@@ -5,7 +5,6 @@ then each step's value, cost in colour and best card, and the hand table's par c
 from __future__ import annotations
 
 import json
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,18 +16,13 @@ from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.analysis import RELEASE, held_analyse
 from pitch_web.analysis_jobs import AnalysisJobs
 from pitch_web.analysis_store import AnalysisStore
 from pitch_web.app import create_app
 from pitch_web.game_analysis import analyse, decision_steps
 from pitch_web.source import FolderSource
 from pitch_web.timeline import timeline
-
-WEB_TESTS = str(Path(__file__).parent)
-if WEB_TESTS not in sys.path:
-    sys.path.insert(0, WEB_TESTS)
-
-from analysis_testkit import RELEASE, held_analyse  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
@@ -69,7 +63,7 @@ def analyse_on_the_page(page: Any, url: str, release: Path, screenshot: Any) -> 
     page.goto(url)
     page.get_by_test_id("hand-0").wait_for()
     assert not page.get_by_test_id("par-heading").is_visible()
-    page.get_by_test_id("analyse").click()  # held (analysis_testkit) after its first hand
+    page.get_by_test_id("analyse").click()  # held (pitch_testkit.analysis) after its first hand
     bar = page.get_by_test_id("analysis-progress")
     bar.wait_for()
     page.wait_for_function(

@@ -6,7 +6,6 @@ Screenshots go to the artifacts folder (see conftest.py), for a person to look a
 from __future__ import annotations
 
 import copy
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +18,10 @@ from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
 from pitch_sdk.walk import Dealt, walk
+from pitch_testkit.viewer import IllegalPlayer, moon_record
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
 from pitch_web.timeline import timeline
-
-VIEWER_TESTS = str(Path(__file__).parent)
-if VIEWER_TESTS not in sys.path:
-    sys.path.insert(0, VIEWER_TESTS)
-
-from viewer_testkit import IllegalPlayer, moon_record  # noqa: E402
 
 # One Chromium at a time: pytest-xdist runs the group on one worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]

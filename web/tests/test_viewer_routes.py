@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +14,10 @@ from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.ladder import add_game_with_record, add_match, ladder_with
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
-
-LADDER_TESTS = Path(__file__).resolve().parents[2] / "ladder" / "tests"
-if str(LADDER_TESTS) not in sys.path:
-    sys.path.insert(0, str(LADDER_TESTS))
-
-from ladder_testkit import add_game_with_record, add_match, ladder_with  # noqa: E402
 
 
 def a_game(hand_cap: int = 2) -> dict[str, Any]:

@@ -6,7 +6,6 @@ Screenshots go to the artifacts folder (see conftest.py), for a person to look a
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,16 +15,11 @@ from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.journal import KEY, cut_after_deal, journaled_game, record_of, write_final
+from pitch_testkit.samples import match_folder
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
 from pitch_web.timeline import timeline
-
-WEB_TESTS = str(Path(__file__).parent)
-if WEB_TESTS not in sys.path:
-    sys.path.insert(0, WEB_TESTS)
-
-from test_api import match_folder  # noqa: E402
-from test_live import KEY, _cut_after_deal, _journaled_game, _record_of, _write_final  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
@@ -157,10 +151,10 @@ def test_a_live_page_says_whose_turn_it_is_and_opened_after_the_end_shows_the_la
     page, serve, tmp_path, screenshot
 ):
     served = tmp_path / "served"
-    journal, record = _journaled_game(served)
+    journal, record = journaled_game(served)
     whole = journal.read_text()
-    _cut_after_deal(journal, 2)
-    going_on = timeline(_record_of(journal))
+    cut_after_deal(journal, 2)
+    going_on = timeline(record_of(journal))
     to_act = going_on["header"]["to_act"]
     with serve(create_app(FolderSource(served))) as server:
         open_game(page, f"{server.url}/live/{KEY}")
@@ -171,7 +165,7 @@ def test_a_live_page_says_whose_turn_it_is_and_opened_after_the_end_shows_the_la
         screenshot("live-turn")
         page.close()
         journal.write_text(whole)  # the game ends, its record is written, its journal goes
-        _write_final(served, record)
+        write_final(served, record)
         journal.unlink()
         ended = page.context.new_page()
         open_game(ended, f"{server.url}/live/{KEY}")

@@ -7,7 +7,6 @@ Screenshots go to the artifacts folder (see conftest.py), for a person to look a
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +16,10 @@ from pitch_sdk.bots import RandomBot
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
+from pitch_testkit.viewer import IllegalPlayer
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
 from pitch_web.timeline import timeline
-
-WEB_TESTS = str(Path(__file__).parent)
-if WEB_TESTS not in sys.path:
-    sys.path.insert(0, WEB_TESTS)
-
-from viewer_testkit import IllegalPlayer  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 

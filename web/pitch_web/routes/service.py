@@ -34,7 +34,8 @@ from starlette.requests import ClientDisconnect
 from pitch_ladder.archive import ArchiveLimits
 from pitch_ladder.authors import AuthenticationError, ForbiddenError, authenticate, require_admin
 from pitch_ladder.errors import LadderError, disk_full
-from pitch_ladder.ladder import SCRATCH_FOLDER, Ladder, NotInLadder
+from pitch_ladder.ladder import Ladder, NotInLadder
+from pitch_ladder.layout import SCRATCH_FOLDER
 from pitch_ladder.models import Author
 from pitch_ladder.quotas import (
     AuthorLimits,

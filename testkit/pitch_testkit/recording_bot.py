@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.run import run
+
+SCRIPT = Path(__file__)
+"""This bot as a script, for a bot folder's command."""
 
 
 def _to_stderr(call: list) -> None:

@@ -1,6 +1,6 @@
 """Analyses for the tests of the viewer's analysis: one held until the test lets it go (to
 see it queued and running), one that fails. Each runs in the analysis's own process, which
-imports this module by name (the web tests' folder is on the spawned process's path)."""
+imports this module by name (``pitch_testkit`` is installed in the workspace's environment)."""
 
 from __future__ import annotations
 

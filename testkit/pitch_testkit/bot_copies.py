@@ -1,6 +1,6 @@
 """Bot folders for tests: reference bots under other names, for tests that need several
 different bots (bots are told apart by name: four-bot matches, the ladder), and the test
-bots of this folder made into bot folders."""
+bots of ``bot_scripts/`` made into bot folders."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from pathlib import Path
 
 from pitch_referee.match import Entrant
 from pitch_sdk import reference
+
+SCRIPTS = Path(__file__).with_name("bot_scripts")
+"""The test bots: single-file Python bots that a test copies into a bot folder."""
 
 
 def renamed_sample(sample: str, name: str, where: Path) -> Entrant:
@@ -22,11 +25,11 @@ def renamed_sample(sample: str, name: str, where: Path) -> Entrant:
 
 
 def script_bot(where: Path, name: str, script: str, *args: str) -> Path:
-    """A bot folder named ``name`` in ``where`` that runs ``script`` (a bot file of this
-    folder, copied in) with ``args``."""
+    """A bot folder named ``name`` in ``where`` that runs ``script`` (a bot file of
+    ``bot_scripts/``, copied in) with ``args``."""
     folder = where / name
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(Path(__file__).parent / script, folder / script)
+    shutil.copy(SCRIPTS / script, folder / script)
     command = ", ".join(f'"{part}"' for part in ("python", script, *args))
     (folder / "bot.toml").write_text(f'name = "{name}"\nversion = "1"\ncommand = [{command}]\n')
     return folder

@@ -8,12 +8,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot_copies import script_bot
-
 from pitch_sdk.cards import JOKERS_MASK, CardMask
 from pitch_sdk.record import load_record
 from pitch_sdk.rules import CARDS_DEALT
 from pitch_sdk.walk import Dealt, walk
+from pitch_testkit.bot_copies import script_bot
 
 PREDICT = re.compile(r"^PREDICT (\S+) (\d+) ([0-3]) (\d+) (memory|guess)$", re.MULTILINE)
 

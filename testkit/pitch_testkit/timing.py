@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot_copies import script_bot
+from pitch_testkit.bot_copies import script_bot
 
 SENT = re.compile(r"^SENT (\S+) (\d+) ([0-3]) ([01])$", re.MULTILINE)
 READ = re.compile(r"^READ (\S+) (\d+) ([0-3]) ([01]) ", re.MULTILINE)
