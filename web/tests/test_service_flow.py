@@ -99,7 +99,7 @@ def test_two_authors_submit_the_scheduler_plays_and_each_reaches_only_their_own(
         assert submitted.returncode == 0, submitted.stderr
 
         def played() -> bool:
-            lines = api(address, "standings")[1]
+            lines = api(address, "standings")[1]["standings"]
             return len(lines) == 2 and all(line["games"] >= 4 for line in lines)
 
         wait_for(played, "two steps of games")
@@ -165,7 +165,10 @@ def test_a_server_killed_mid_game_loses_and_repeats_no_game_when_started_again(
     settings.write_text(settings.read_text().replace("games_per_match = 2", "games_per_match = 24"))
     process, address = start("serve", *where, "--port", "0", "--config", settings)
     try:
-        wait_for(lambda: sum(line["games"] for line in api(address, "standings")[1]) >= 2, "games")
+        wait_for(
+            lambda: sum(line["games"] for line in api(address, "standings")[1]["standings"]) >= 2,
+            "games",
+        )
     finally:
         os.kill(process.pid, signal.SIGKILL)
         process.communicate()
