@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action, InvalidActionError, parse_action
-from .cards import ALL_CARDS, DECK_SIZE, Card, Seat, card_name, parse_card
+from .cards import ALL_CARDS, DECK_SIZE, JOKER, Card, Seat, card_name, parse_card
 from .options import RuleOptions
 
 FORMAT = "pitch-game-record"
@@ -441,6 +441,13 @@ class GameRecord:
 def deck_names(deck: tuple[Card, ...] | list[Card]) -> list[str]:
     """A deck order as a record writes it: card names, top card first."""
     return [card_name(card) for card in deck]
+
+
+def record_deck(deck: tuple[Card, ...] | list[Card]) -> tuple[Card, ...]:
+    """A deck as a record holds it: the first joker in deck order is joker 52 (the record
+    names both ``JK``, so which joker code the engine dealt first is not kept)."""
+    jokers = iter((JOKER, JOKER + 1))
+    return tuple(next(jokers) if card >= JOKER else card for card in deck)
 
 
 def parse_deck(names: list[str] | tuple[str, ...]) -> list[Card]:

@@ -27,6 +27,7 @@ from .gamerecord import (
     HandRecord,
     Player,
     RecordError,
+    record_deck,
 )
 from .options import RuleOptions
 from .replay import scored_hand
@@ -65,7 +66,7 @@ class GameRecorder:
         self.state.deal(deck)
         self._decisions = []
         state = self.state
-        self._hands.append(HandRecord(state.hand_number, state.dealer, tuple(state.deck), ()))
+        self._hands.append(HandRecord(state.hand_number, state.dealer, record_deck(state.deck), ()))
 
     def decide(self, action: Action, *, ms: float | None = None) -> None:
         """Apply ``action`` for the current seat (checked) and record it.

@@ -236,8 +236,8 @@ class TableResult:
 
     record: GameRecord
     """The game record."""
-    faults: list[dict[str, Any]] = field(default_factory=list)
-    """The faults as the record holds them."""
+    faults: list[gamerecord.Fault] = field(default_factory=list)
+    """The faults, as the record holds them."""
     gone: set[Seat] = field(default_factory=set)
     """Seats whose player could not play on (crashed, hung, never started)."""
 
@@ -411,8 +411,7 @@ class Table:
             entry["elapsed_ms"] = round(elapsed_ms, 1)
         if fault.log is not None:
             entry["log"] = fault.log
-        self.recorder.fault(entry)
-        self.result.faults.append(entry)
+        self.result.faults.append(self.recorder.fault(entry))
         if fault.kind.needs_restart:
             self.result.gone.add(seat)
         self._watch(Faulted(seat, entry))
