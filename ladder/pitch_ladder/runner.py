@@ -44,7 +44,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from pitch_referee.match import GameOutcome, GameSpec, MatchFolder, MatchSettings, schedule
-from pitch_sdk.record import RecordError, load_record, record_result
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
+from pitch_sdk.gamerecord import RecordError
+from pitch_sdk.record import load_record, record_result
 
 from .errors import LadderError
 from .executor import play_match
@@ -548,7 +550,7 @@ class _Found:
 
     match: _Running
     spec: GameSpec
-    record: dict[str, Any]
+    record: SdkGameRecord
     path: Path
     finished_at: datetime
 
@@ -678,7 +680,7 @@ class _Run:
             if games:
                 session.flush()
                 session.add_all(
-                    GameRecord.model_validate({"game_id": game.id, "record": new.record})
+                    GameRecord.model_validate({"game_id": game.id, "record": new.record.to_json()})
                     for game, new in zip(games, found, strict=True)
                 )
                 rerate(session, {game.id for game in games if game.id is not None})

@@ -27,6 +27,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -235,13 +236,19 @@ class _PairWriter:
         for name, data in played.logs.items():
             self._append(logs / name, data)
         for outcome, record in zip(played.outcomes, played.records, strict=True):
-            for entry in [*record.get("players", []), *record.get("faults", [])]:
-                if entry.get("log"):  # relative to the match folder, as a local worker's
-                    name = PurePath(entry["log"]).name
-                    here = (logs / name).relative_to(self.folder.root).as_posix()
-                    if isinstance(entry.get("detail"), str):  # "...; see <its log>"
-                        entry["detail"] = entry["detail"].replace(entry["log"], here)
-                    entry["log"] = here
+            here = {  # each log, relative to the match folder, as a local worker's
+                log: (logs / PurePath(log).name).relative_to(self.folder.root).as_posix()
+                for log in {p.log for p in record.players} | {f.log for f in record.faults}
+                if log
+            }
+            players = [replace(p, log=here[p.log]) if p.log else p for p in record.players]
+            faults = [  # a detail says "...; see <its log>"
+                replace(f, log=here[f.log], detail=f.detail.replace(f.log, here[f.log]))
+                if f.log
+                else f
+                for f in record.faults
+            ]
+            record = replace(record, players=tuple(players), faults=tuple(faults))
             write_record(record, self.folder.record_path(outcome.spec, self.compress))
 
     def _append(self, path: Path, data: bytes) -> None:

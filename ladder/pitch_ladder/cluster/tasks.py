@@ -34,7 +34,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from distributed import Worker, get_worker
 
@@ -52,7 +51,8 @@ from pitch_referee.match import (
 from pitch_referee.referee import Referee
 from pitch_referee.sandbox import unavailable_reason
 from pitch_referee.warm import WarmBots
-from pitch_sdk.record import RecordError, load_record
+from pitch_sdk.gamerecord import GameRecord, RecordError
+from pitch_sdk.record import load_record
 
 from .bots import BotRef, fetch_bot
 from .live import NetworkJournals
@@ -69,7 +69,7 @@ class PlayedPair:
     """What a task hands back: everything the owner writes, nothing it must re-read."""
 
     outcomes: list[GameOutcome]
-    records: list[dict[str, Any]]
+    records: list[GameRecord]
     """Each outcome's game record, in the same order."""
     logs: dict[str, bytes] = field(default_factory=dict)
     """What the bots logged while this pair played, by file name (``A1-a-<bot>.log``...)."""
@@ -127,7 +127,7 @@ def play_pair(
     return PlayedPair(outcomes, records, logs, worker.address, fetched)
 
 
-Played = tuple[list[GameOutcome], list[dict[str, Any]], dict[str, bytes]]
+Played = tuple[list[GameOutcome], list[GameRecord], dict[str, bytes]]
 
 
 class _Table:
