@@ -89,6 +89,26 @@ def replay(record: GameRecord) -> Iterator[Dealt | Step | ReplayResult]:
     yield ReplayResult(state, None)
 
 
+def replay_all(record: GameRecord) -> tuple[list[Dealt | Step], ReplayResult]:
+    """Every step ``replay`` yields, and its verdict: for a reader that shows the steps
+    and then whether the record held (a viewer, ``pitch replay``).
+
+    Examples:
+        >>> from pitch_sdk.record import GameRecorder
+        >>> recorder = GameRecorder(seed=3)
+        >>> recorder.deal()
+        >>> steps, verdict = replay_all(recorder.record())
+        >>> len(steps), verdict.ok
+        (1, True)
+    """
+    steps: list[Dealt | Step] = []
+    for item in replay(record):
+        if isinstance(item, ReplayResult):
+            return steps, item
+        steps.append(item)
+    raise AssertionError("replay always ends with its verdict")
+
+
 def check(record: GameRecord) -> ReplayResult:
     """The verdict of ``replay`` alone, without copying the engine at each step.
 

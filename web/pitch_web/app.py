@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 from swagger_ui_bundle import swagger_ui_path
 
-from pitch_sdk.record import RecordError
+from pitch_sdk.gamerecord import RecordError
 
 from .security import SecurityHeaders, public_message
 from .source import BadQuery, NotFound, Source

@@ -26,6 +26,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from pitch_referee.match.folder import record_game
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.record import match_folder
 
 from .analysis_jobs import RETRY_AFTER_S, AnalysisBusy, AnalysisJobs
@@ -105,7 +106,7 @@ def game_timeline(source: Source, key: str, author: Author | None = None) -> dic
 
 def visible_logs(
     source: Source,
-    record: dict[str, Any],
+    record: GameRecord,
     game_id: str,
     match_root: Path,
     author: Author | None = None,
