@@ -94,7 +94,8 @@ def _write_html(
     from pitch_web.standalone import write_standalone
 
     try:
-        return write_standalone(game, html, game=record.name, hand=hand, seat=seat)
+        discrepancy = write_standalone(game, html, game=record.name, hand=hand, seat=seat)
     except OSError as error:
         raise PitchError(f"{html}: cannot write the HTML file ({error.strerror})") from None
-    print(f"wrote {html}: {count_of(len(game['hands']), 'hand')}, open it in a browser")
+    print(f"wrote {html}: {count_of(len(game.hands), 'hand')}, open it in a browser")
+    return discrepancy

@@ -24,6 +24,10 @@ VERSION = 1
 """The record format's version, which this SDK writes and reads."""
 
 
+MALFORMED = "not a well-formed game record"
+"""How the message of a record whose keys do not read begins."""
+
+
 class RecordError(ValueError):
     """A record that cannot be read: not JSON, wrong format or version, or a key of the
     format missing or of the wrong type (the message names the place)."""
@@ -380,8 +384,8 @@ class GameRecord:
         """A record from its JSON object (``json.loads`` of a record file).
 
         Raises:
-            RecordError: not a version 1 game record, or a key of the format missing or of
-                the wrong type (the message names the place).
+            RecordError: not a version 1 game record, or one that is not well formed: a key
+                of the format missing or of the wrong type (the message names the place).
         """
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise RecordError(f"not a pitch game record (no format {FORMAT!r})")
@@ -389,6 +393,13 @@ class GameRecord:
             raise RecordError(
                 f"record version {data.get('version')!r}; this tool reads version {VERSION}"
             )
+        try:
+            return cls._from_fields(data)
+        except RecordError as error:
+            raise RecordError(f"{MALFORMED}: {error}") from None
+
+    @classmethod
+    def _from_fields(cls, data: dict[str, Any]) -> GameRecord:
         rules = _field(data, "rules", dict, "record")
         try:
             options = RuleOptions.from_dict(dict(rules))

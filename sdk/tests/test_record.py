@@ -11,7 +11,15 @@ import pytest
 from pitch_sdk.actions import parse_action
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.deck import deck_for
-from pitch_sdk.gamerecord import FORMAT, VERSION, GameRecord, Player, RecordError, parse_deck
+from pitch_sdk.gamerecord import (
+    FORMAT,
+    MALFORMED,
+    VERSION,
+    GameRecord,
+    Player,
+    RecordError,
+    parse_deck,
+)
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.progress import Termination
 from pitch_sdk.record import GameRecorder, load_record, write_record
@@ -170,7 +178,10 @@ def test_replay_reports_an_illegal_recorded_action() -> None:
 def test_replay_reports_an_unreadable_recorded_action() -> None:
     record = copy.deepcopy(short_game())
     record["hands"][0]["decisions"][1]["action"] = "bid lots"
-    with pytest.raises(RecordError, match=r"^hand 1, decision 2: cannot read action 'bid lots'"):
+    with pytest.raises(
+        RecordError,
+        match=r"^not a well-formed game record: hand 1, decision 2: cannot read action 'bid lots'",
+    ):
         replay(record)
 
 
@@ -217,7 +228,9 @@ def test_replay_reports_an_unreadable_deck() -> None:
     record = copy.deepcopy(short_game())
     record["seed"] = None
     record["hands"][0]["deck"][5] = "ZZ"
-    with pytest.raises(RecordError, match=r"^hand 1: unreadable deck"):
+    with pytest.raises(
+        RecordError, match=r"^not a well-formed game record: hand 1: unreadable deck"
+    ):
         replay(record)
 
 
@@ -278,7 +291,9 @@ def test_replay_of_a_game_in_progress_is_fine() -> None:
 def test_a_record_with_unknown_rule_options_is_refused_as_malformed() -> None:
     record = copy.deepcopy(short_game())
     record["rules"]["trumps"] = "always hearts"
-    with pytest.raises(RecordError, match=r"^rules: unknown rule option 'trumps'"):
+    with pytest.raises(
+        RecordError, match=r"^not a well-formed game record: rules: unknown rule option 'trumps'"
+    ):
         replay(record)
 
 
@@ -324,7 +339,7 @@ def test_a_record_that_cannot_be_walked_is_refused_naming_the_place(change, mess
     change(record)
     with pytest.raises(RecordError) as refused:
         replay(record)
-    assert str(refused.value).startswith(message)
+    assert str(refused.value).startswith(f"{MALFORMED}: {message}")
 
 
 def test_a_readable_record_the_engine_disputes_reads_and_replays_to_a_discrepancy() -> None:
