@@ -254,7 +254,7 @@ def test_a_ladder_keeps_its_games_analyses_under_its_folder(tmp_path):
     ladder, versions = ladder_with(db, tmp_path, ["alpha", "beta"])
     with Session(ladder.engine) as session:
         match = add_match(session, 1, versions["alpha"], versions["beta"])
-        number = add_game_with_record(session, match, "pair-00000-a", 1.0, a_game())
+        number = add_game_with_record(session, match, "pair-00000-a", 1.0, a_game().to_json())
     ladder.close()
     source = LadderSource(tmp_path / "ladder", db)
     app = create_app(source)

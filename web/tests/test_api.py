@@ -22,6 +22,7 @@ from pitch_ladder.models import Game, GameRecord
 from pitch_ladder.rating_tables import rerate
 from pitch_ladder.ratings import elo_step
 from pitch_sdk.bots import GreedyBot
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
@@ -35,7 +36,7 @@ if str(LADDER_TESTS) not in sys.path:
 from ladder_testkit import add_match, game_row, ladder_with, store_game  # noqa: E402
 
 
-def game_record(seed: int = 7) -> dict[str, Any]:
+def game_record(seed: int = 7) -> SdkGameRecord:
     """A real one-hand game's record."""
     return play_game([GreedyBot(s) for s in range(4)], seed, RuleOptions.from_dict({"hand_cap": 1}))
 
@@ -57,7 +58,7 @@ def build_ladder(url: str, folder: Path) -> Ladder:
     Game 4 (alpha against beta, won by beta) has a timeout of alpha (A, team 0: seat 2).
     """
     ladder, versions = ladder_with(url, folder, ["alpha", "beta", "gamma"])
-    record = game_record()
+    record = game_record().to_json()  # as the database holds it
     with Session(ladder.engine) as session:
         first = add_match(session, 1, versions["alpha"], versions["beta"])
         second = add_match(session, 1, versions["beta"], versions["gamma"])
@@ -100,7 +101,8 @@ def match_folder(root: Path, games: int = 2) -> Path:
         game = f"pair-00000-{'ab'[n]}"
         record = game_record(seed=n + 1)
         write_record(record, root / "games" / f"{game}.json.gz")
-        scores = record["result"]["scores"]
+        assert record.result is not None
+        scores = record.result.scores
         a_team = n % 2
         a_score = 1.0 if scores[a_team] > scores[1 - a_team] else 0.0
         entries.append(
@@ -225,7 +227,7 @@ def test_a_nul_character_in_a_text_parameter_is_a_422_not_the_databases_error(la
 def test_a_games_record_is_served_whole(ladder_client):
     record = ok(ladder_client, "/api/games/1")
     assert record["format"] == "pitch-game-record"
-    assert record == game_record()
+    assert record == game_record().to_json()
 
 
 def test_matches_show_their_games_so_far_from_as_side(ladder_client):
@@ -308,7 +310,7 @@ def test_a_folder_lists_its_matches_games_and_loose_records(folder_client):
         "greedy-vs-random/games/pair-00000-b.json.gz",
     ]
     assert games[0]["url"] == "/view/greedy-vs-random/games/pair-00000-a.json.gz"
-    assert ok(folder_client, games[1]["record"]) == game_record(seed=2)
+    assert ok(folder_client, games[1]["record"]) == game_record(seed=2).to_json()
     loose = ok(folder_client, "/api/games")["games"]
     assert [game["key"] for game in loose] == ["loose.json"]
 

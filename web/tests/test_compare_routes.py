@@ -58,7 +58,8 @@ def write_match(root: Path, records: list[dict[str, Any]], faults: int = 0) -> P
         if game == "pair-00001-b" and faults:
             record = {**record, "faults": [timeout_fault(1)] * faults}
         write_record(record, root / "games" / f"{game}.json.gz")
-        scores, a_team = record["result"]["scores"], n % 2
+        assert record.result is not None
+        scores, a_team = record.result.scores, n % 2
         a_score = {True: 1.0, False: 0.0}[scores[a_team] > scores[1 - a_team]]
         if scores[0] == scores[1]:
             a_score = 0.5
@@ -200,7 +201,7 @@ def ladder(db_url: str, tmp_path: Path, records) -> Iterator[tuple[TestClient, l
         match = add_match(session, 1, versions["contrary"], versions["greedy"])
         for n in (1, 0, 3, 2):
             game = f"pair-{n // 2:05d}-{'ab'[n % 2]}"
-            numbers[n] = add_game_with_record(session, match, game, 1.0, records[n])
+            numbers[n] = add_game_with_record(session, match, game, 1.0, records[n].to_json())
     ladder.close()
     source = LadderSource(tmp_path / "ladder", db_url)
     try:
