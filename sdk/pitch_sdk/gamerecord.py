@@ -11,6 +11,7 @@ the recorder (``record``) and the replay (``replay``) build on it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,13 +96,25 @@ class Decision:
         Raises:
             RecordError: a key missing or of the wrong type, or an action that does not read.
         """
-        entry = _object(data, where)
-        seat = _field(entry, "seat", int, where)
-        forced = _field(entry, "forced", bool, where)
-        text = _field(entry, "action", str, where)
-        ms = _field(entry, "ms", (int, float), where, optional=True)
+        entry = data if type(data) is dict else _object(data, where)
+        seat, forced, text, ms = (
+            entry.get("seat"),
+            entry.get("forced"),
+            entry.get("action"),
+            entry.get("ms"),
+        )
+        if not (  # the common case checked at once; a record's thousands of decisions
+            type(seat) is int
+            and type(forced) is bool
+            and type(text) is str
+            and (ms is None or type(ms) in (int, float))
+        ):
+            seat = _field(entry, "seat", int, where)
+            forced = _field(entry, "forced", bool, where)
+            text = _field(entry, "action", str, where)
+            ms = _field(entry, "ms", (int, float), where, optional=True)
         try:
-            action = parse_action(text)
+            action = _parsed_action(text)
         except InvalidActionError as error:
             raise RecordError(f"{where}: {error}") from None
         return cls(seat, action, forced, None if ms is None else float(ms))
@@ -134,10 +147,10 @@ class TrickRecord:
         plays = []
         for play in _field(entry, "plays", list, where):
             if not (
-                isinstance(play, list)
+                type(play) is list
                 and len(play) == 2
-                and _is_int(play[0])
-                and isinstance(play[1], str)
+                and type(play[0]) is int
+                and type(play[1]) is str
             ):
                 raise RecordError(f"{where}: a play should be [seat, card], found {_shown(play)}")
             plays.append((play[0], play[1]))
@@ -454,6 +467,13 @@ def deck_names(deck: tuple[Card, ...] | list[Card]) -> list[str]:
     return [card_name(card) for card in deck]
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed_action(text: str) -> Action:
+    """``parse_action``, remembered: a record repeats its action texts, and actions are
+    frozen, so one object serves every decision that reads the same."""
+    return parse_action(text)
+
+
 def record_deck(deck: tuple[Card, ...] | list[Card]) -> tuple[Card, ...]:
     """A deck as a record holds it: the first joker in deck order is joker 52 (the record
     names both ``JK``, so which joker code the engine dealt first is not kept)."""
@@ -469,12 +489,18 @@ def parse_deck(names: list[str] | tuple[str, ...]) -> list[Card]:
     """
     codes, jokers = [], 0
     for name in names:
-        card = parse_card(name)
-        if name.upper() == "JK":
+        card = _CARD_CODES.get(name)
+        if card is None:
+            card = parse_card(name)
+        if card == JOKER:
             card += jokers
             jokers += 1
         codes.append(card)
     return codes
+
+
+_CARD_CODES = {card_name(card): card for card in ALL_CARDS if card <= JOKER}
+"""Card codes by the names writers write (``JK``: the first joker), to read decks fast."""
 
 
 _KINDS = {int: "a whole number", bool: "true or false", str: "a string", list: "a list"}
