@@ -18,6 +18,7 @@ from pitch_sdk.analysis.costs import play_costs
 from pitch_sdk.analysis.par import hand_pars
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.deck import deck_for
+from pitch_sdk.gamerecord import GameRecord, Player
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import GameRecorder, write_record
 from pitch_sdk.selfplay import play_game
@@ -44,14 +45,14 @@ from ladder_testkit import add_game_with_record, add_match, ladder_with  # noqa:
 GAME = "m/games/g.json"
 
 
-def a_game(seed: int = 7, hand_cap: int = 2) -> dict[str, Any]:
+def a_game(seed: int = 7, hand_cap: int = 2) -> GameRecord:
     bots = [RandomBot(f"{seed}:{seat}") for seat in range(4)]
     return play_game(bots, seed=seed, options=RuleOptions(hand_cap=hand_cap))
 
 
-def unfinished_game() -> dict[str, Any]:
+def unfinished_game() -> GameRecord:
     """The record of a game stopped in its first hand (as written while it is played)."""
-    players = [{"seat": seat, "name": "first", "version": "1"} for seat in range(4)]
+    players = [Player(seat, "first", "1") for seat in range(4)]
     recorder = GameRecorder(players=players)
     recorder.deal(deck_for(3, 1))
     for _ in range(12):
