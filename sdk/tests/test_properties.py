@@ -6,6 +6,7 @@ deals are the seeded ones (``deck_for``), the decisions uniformly random.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Iterator
@@ -245,6 +246,18 @@ def test_the_dealer_passes_left_after_every_hand(seed: int, rules: RuleOptions) 
 
 
 # --- records --------------------------------------------------------------------------
+
+
+@SOME
+@given(seeds, options, dealers)
+def test_every_record_reads_back_from_its_json_file_form_as_the_same_typed_record(
+    seed: int, rules: RuleOptions, dealer: int
+) -> None:
+    bots = [RandomBot(f"{seed}:{seat}") for seat in range(4)]
+    record = play_game(bots, seed, rules, dealer)
+    data = json.loads(json.dumps(record.to_json()))
+    assert GameRecord.from_json(data) == record
+    assert GameRecord.from_json(data).to_json() == data
 
 
 @SOME
