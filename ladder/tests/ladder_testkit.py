@@ -36,6 +36,7 @@ from pitch_ladder.ownership import OWNER_ROW
 from pitch_ladder.rating_tables import rerate
 from pitch_referee.errors import PitchError
 from pitch_sdk import reference
+from pitch_sdk.record import GameRecorder
 
 RANDOM = reference.folder("random")
 GREEDY = reference.folder("greedy")
@@ -234,7 +235,10 @@ def store_games(session: Session, games: list[Game]) -> None:
     """Store games as one poll of ``ladder run`` does: with their ratings, in one transaction."""
     session.add_all(games)
     session.flush()
-    session.add_all(GameRecord.model_validate({"game_id": game.id, "record": {}}) for game in games)
+    record = GameRecorder().record().to_json()  # a record of no hand: the rows are the test
+    session.add_all(
+        GameRecord.model_validate({"game_id": game.id, "record": record}) for game in games
+    )
     rerate(session, {game.id for game in games if game.id is not None})
     session.commit()
 
