@@ -8,6 +8,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from sqlmodel import Session
 
 from pitch_sdk.bots import GreedyBot
+from pitch_sdk.gamerecord import Fault
 from pitch_sdk.record import write_record
 from pitch_web.app import create_app
 from pitch_web.compare import compare_hands
@@ -56,7 +58,8 @@ def write_match(root: Path, records: list[dict[str, Any]], faults: int = 0) -> P
     for n, record in enumerate(records):
         game = f"pair-{n // 2:05d}-{'ab'[n % 2]}"
         if game == "pair-00001-b" and faults:
-            record = {**record, "faults": [timeout_fault(1)] * faults}
+            fault = Fault.from_json(timeout_fault(1), "fault")
+            record = replace(record, faults=(fault,) * faults)
         write_record(record, root / "games" / f"{game}.json.gz")
         assert record.result is not None
         scores, a_team = record.result.scores, n % 2

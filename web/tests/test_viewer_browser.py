@@ -85,8 +85,8 @@ def test_stepping_through_a_hand_shows_the_records_cards_tricks_points_and_score
         if not isinstance(event, Dealt) and len(event.after.tricks) > len(event.before.tricks):
             trick = next(tricks)
             winner = page.get_by_test_id("trick-winner")
-            assert winner.get_attribute("data-winner") == str(trick["winner"]), f"step {number}"
-            for seat, card in trick["plays"]:
+            assert winner.get_attribute("data-winner") == str(trick.winner), f"step {number}"
+            for seat, card in trick.plays:
                 shown = page.get_by_test_id(f"trick-card-{seat}").locator("[data-card]")
                 assert shown.get_attribute("data-card") == card
         if number == 0:

@@ -98,10 +98,10 @@ def test_at_a_hands_end_the_grid_shows_each_trick_of_the_record_with_leader_winn
     assert [row["trick"] for row in rows] == list(range(1, len(recorded) + 1))
     assert [row["step"] for row in rows] == ends
     for row, trick, end in zip(rows, recorded, ends, strict=True):
-        leader = trick["plays"][0][0]
-        assert row["cards"] == {str(seat): card for seat, card in trick["plays"]}
+        leader = trick.plays[0][0]
+        assert row["cards"] == {str(seat): card for seat, card in trick.plays}
         assert row["leader"] == leader and row["led"] == str(leader)
-        assert row["winner"] == trick["winner"] and row["won"] == str(trick["winner"])
+        assert row["winner"] == trick.winner and row["won"] == str(trick.winner)
         assert row["points"] == points_text(steps[end]["trick"]["teams"], bool(viewport))
     screenshot("hand-end")
 
