@@ -94,10 +94,10 @@ def test_stepping_through_a_hand_shows_the_records_cards_tricks_points_and_score
         if number < len(steps) - 1:
             page.keyboard.press("ArrowRight")
     assert next(tricks, None) is None
-    assert text(page, "team-points-0") == str(hand["points"][0])
-    assert text(page, "team-points-1") == str(hand["points"][1])
-    assert text(page, "score-0") == str(hand["scores"][0])
-    assert text(page, "score-1") == str(hand["scores"][1])
+    assert text(page, "team-points-0") == str(hand.score.points[0])
+    assert text(page, "team-points-1") == str(hand.score.points[1])
+    assert text(page, "score-0") == str(hand.score.scores[0])
+    assert text(page, "score-1") == str(hand.score.scores[1])
     assert f"dead {hand['dead']}" in text(page, "hand-score")
     screenshot("hand-scored")
 
