@@ -98,7 +98,7 @@ def test_stepping_through_a_hand_shows_the_records_cards_tricks_points_and_score
     assert text(page, "team-points-1") == str(hand.score.points[1])
     assert text(page, "score-0") == str(hand.score.scores[0])
     assert text(page, "score-1") == str(hand.score.scores[1])
-    assert f"dead {hand['dead']}" in text(page, "hand-score")
+    assert f"dead {hand.score.dead}" in text(page, "hand-score")
     screenshot("hand-scored")
 
 
