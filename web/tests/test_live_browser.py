@@ -130,7 +130,7 @@ WRITER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from pitch_referee.live import JournalPublisher
-    from pitch_sdk.record import FORMAT, VERSION
+    from pitch_sdk.gamerecord import FORMAT, VERSION
     from pitch_sdk.table import Started
 
     feed = JournalPublisher(Path(sys.argv[1]), 30).feed("pair-00000-a")
