@@ -106,7 +106,8 @@ def test_a_viewer_opened_mid_game_follows_a_real_match_to_its_end(
             assert record.result is not None
             scores = record.result.scores
             shown = [int(n) for n in re.findall(r"-?\d+", result.inner_text())]
-            assert any(tuple(shown[n : n + 2]) == scores for n in range(len(shown)))  # the final score
+            final = any(tuple(shown[n : n + 2]) == scores for n in range(len(shown)))
+            assert final  # the final score is shown
             assert page.evaluate("window.pitchViewer.position") == page.evaluate(
                 "window.pitchViewer.length - 1"
             )  # it followed to the last step
