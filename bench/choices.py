@@ -63,7 +63,7 @@ def main() -> None:
             seed=args.seed + game,
             options=RuleOptions(hand_cap=HANDS),
         )
-        hands += len(record["hands"])
+        hands += len(record.hands)
         start = time.process_time()
         for decision in decision_values(record, samples=args.samples, seed=args.seed):
             now = time.process_time()

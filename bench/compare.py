@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pitch_sdk.actions import Play
 from pitch_sdk.analysis import solve
 from pitch_sdk.bots import GreedyBot
+from pitch_sdk.replay import Step, replay
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.views import PlayerView
-from pitch_sdk.walk import Step, walk
 from pitch_web.compare import analyse, compare_hands
 from pitch_web.timeline import timeline
 
@@ -73,7 +73,7 @@ def measure(pairs: int, seed: int) -> dict[str, float]:
         assert analysis is not None
         position = next(
             event.before
-            for event in walk(tables[0])
+            for event in replay(tables[0])
             if isinstance(event, Step)
             and (event.hand, event.index) == (line.hand, line.divergence.index)
         )

@@ -65,9 +65,9 @@ def main() -> None:
             seats = [solving[s] if s % 2 == team else rolling[s] for s in range(4)]
             started = time.perf_counter()
             record = play_game(seats, seed=f"ddbot-bench-{pair}", time_control=NO_CLOCK)
-            result = record["result"]
-            scores = result["scores"]
-            won += result["winner"] == team
+            result = record.result
+            scores = result.scores
+            won += result.winner == team
             margin += scores[team] - scores[1 - team]
             games += 1
             print(

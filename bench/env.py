@@ -216,7 +216,7 @@ def decisions_per_step(games: int, seed: int) -> float:
             legal = np.flatnonzero(observation["action_mask"])
             env.step(int(legal[int(rng.random() * len(legal))]))
             steps += 1
-        decisions += sum(len(hand["decisions"]) for hand in env.record()["hands"])
+        decisions += sum(len(hand.decisions) for hand in env.record().hands)
     return decisions / steps
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pitch_sdk import reference
+from pitch_sdk.gamerecord import GameRecord
 
 
 class NullFeed:
@@ -193,9 +194,9 @@ def events_per_game(folder: Path) -> float:
     counts = []
     for path in folder.glob("with-*/games/*.json*"):
         record = load_record(path)
-        hands = record["hands"]
-        decisions = sum(len(hand["decisions"]) for hand in hands)
-        counts.append(2 + 2 * len(hands) + decisions + len(record["faults"]))
+        hands = record.hands
+        decisions = sum(len(hand.decisions) for hand in hands)
+        counts.append(2 + 2 * len(hands) + decisions + len(record.faults))
     return statistics.mean(counts)
 
 
@@ -217,7 +218,7 @@ def following(folder: Path) -> dict[str, float]:
         started = time.perf_counter()
         Journal.read(feed.path)
         listing.append(time.perf_counter() - started)
-    hands = len(reader.record["hands"])
+    hands = len(reader.record.hands)
     feed.close()
     return {
         "hands": hands,
@@ -226,7 +227,7 @@ def following(folder: Path) -> dict[str, float]:
     } | hand_table_updates(reader.record)
 
 
-def hand_table_updates(record: dict[str, Any], repeats: int = 20) -> dict[str, float]:
+def hand_table_updates(record: GameRecord, repeats: int = 20) -> dict[str, float]:
     """Milliseconds (medians) of the game's timeline, and of a stream's hand table
     update at its last hand: a step that changes no row, the hand's deal, its score."""
     from pitch_web.hand_summary import hand_rows

@@ -32,6 +32,7 @@ import tempfile
 import time
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 from pitch_sdk import reference
 
@@ -122,22 +123,35 @@ def memory(counts: list[int], concurrency: int) -> None:
         )
 
 
-def _match_record(seed: int) -> dict:
+def _match_record(seed: int) -> Any:
     """A full game's record with the fields the referee adds to what the table writes."""
+    from dataclasses import replace
+
     from pitch_sdk.bots import GreedyBot, RandomBot
     from pitch_sdk.selfplay import play_game
 
     record = play_game([GreedyBot(0), RandomBot(1), GreedyBot(2), RandomBot(3)], seed=seed)
     rng = random.Random(seed)
-    for hand in record["hands"]:
-        for decision in hand["decisions"]:
-            if not decision["forced"]:
-                decision["ms"] = round(rng.uniform(0.3, 3.0), 3)
-    for player in record["players"]:
-        player["log"] = f"logs/worker-0/A{player['seat']}-{player['name']}.log"
-        player["seed"] = f"{rng.getrandbits(128):032x}"
-        player["cpu_ms"] = round(rng.uniform(100, 400), 1)
-    return record
+    hands = tuple(
+        replace(
+            hand,
+            decisions=tuple(
+                d if d.forced else replace(d, ms=round(rng.uniform(0.3, 3.0), 3))
+                for d in hand.decisions
+            ),
+        )
+        for hand in record.hands
+    )
+    players = tuple(
+        replace(
+            player,
+            log=f"logs/worker-0/A{player.seat}-{player.name}.log",
+            seed=f"{rng.getrandbits(128):032x}",
+            cpu_ms=round(rng.uniform(100, 400), 1),
+        )
+        for player in record.players
+    )
+    return replace(record, hands=hands, players=players)
 
 
 def record_files(count: int, repeats: int) -> None:

@@ -83,8 +83,8 @@ def test_the_reference_bot_answers_every_kind_of_decision_over_grpc_in_time():
 def test_a_whole_game_with_a_tiny_time_limit_has_no_fault():
     bots = [DoubleDummyBot(0), GreedyBot(1), DoubleDummyBot(2), GreedyBot(3)]
     record = play_game(bots, seed=5, time_control=TimeControl(limit_ms=20, reserve_ms=0))
-    assert record["faults"] == []
-    assert record["result"]["termination"] in ("target", "moon")
+    assert record.faults == ()
+    assert record.result.termination in ("target", "moon")
 
 
 def test_the_same_seed_gives_the_same_choices_when_the_sample_cap_ends_the_search(

@@ -221,5 +221,5 @@ def _decisions(path: Path) -> list[tuple[int, str]]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt") as stream:
         record = json.load(stream)
-    assert not record["faults"]
-    return [(d["seat"], d["action"]) for hand in record["hands"] for d in hand["decisions"]]
+    assert not record.faults
+    return [(d.seat, d.action) for hand in record.hands for d in hand.decisions]

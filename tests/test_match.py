@@ -24,8 +24,10 @@ from pitch_referee.match import (
 )
 from pitch_referee.seeds import bot_seed
 from pitch_sdk import reference
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import load_record, replay
+from pitch_sdk.record import load_record
+from pitch_sdk.replay import check
 
 RANDOM = reference.folder("random")
 GREEDY = reference.folder("greedy")
@@ -55,15 +57,13 @@ def test_match_pairs_see_the_same_decks_with_teams_swapped_and_every_record_repl
     records = {game.game: load_record(summary.record_path(game)) for game in summary.games}
     for pair in ("pair-00000", "pair-00001"):
         first, second = records[f"{pair}-a"], records[f"{pair}-b"]
-        assert first["seed"] == second["seed"] and first["first_dealer"] == second["first_dealer"]
-        shared = min(len(first["hands"]), len(second["hands"]))
-        assert [h["deck"] for h in first["hands"][:shared]] == [
-            h["deck"] for h in second["hands"][:shared]
-        ]
-        assert [p["name"] for p in first["players"]] == ["greedy", "random", "greedy", "random"]
-        assert [p["name"] for p in second["players"]] == ["random", "greedy", "random", "greedy"]
+        assert first.seed == second.seed and first.first_dealer == second.first_dealer
+        shared = min(len(first.hands), len(second.hands))
+        assert [h.deck for h in first.hands[:shared]] == [h.deck for h in second.hands[:shared]]
+        assert [p.name for p in first.players] == ["greedy", "random", "greedy", "random"]
+        assert [p.name for p in second.players] == ["random", "greedy", "random", "greedy"]
     for record in records.values():
-        assert replay(record).ok
+        assert check(record).ok
     assert sum(summary.stats.counts) == 2  # two complete pairs in the pentanomial
     saved = json.loads((tmp_path / "m" / "summary.json").read_text())
     assert saved == summary.to_json() and saved["games_played"] == 4
@@ -157,8 +157,8 @@ def test_a_bot_with_hooks_hears_every_decision_and_hand_of_each_game(tmp_path):
     expected = []
     for game in summary.games:
         record = load_record(summary.record_path(game))
-        actions = sum(len(hand["decisions"]) for hand in record["hands"])
-        expected += [f"saw {actions} actions and {len(record['hands'])} hands"] * 2  # two seats
+        actions = sum(len(hand.decisions) for hand in record.hands)
+        expected += [f"saw {actions} actions and {len(record.hands)} hands"] * 2  # two seats
     assert heard == sorted(expected)
 
 
@@ -326,8 +326,8 @@ def _seed_of(out: Path) -> int:
     return json.loads((out / "match.json").read_text())["settings"]["seed"]
 
 
-def _moves(record: dict) -> list:
-    return [(hand["deck"], [d["action"] for d in hand["decisions"]]) for hand in record["hands"]]
+def _moves(record: GameRecord) -> list:
+    return [(hand.deck, [d.action for d in hand.decisions]) for hand in record.hands]
 
 
 def test_match_without_a_seed_draws_a_fresh_one_prints_and_records_it_and_resume_keeps_it(
@@ -347,7 +347,7 @@ def test_match_without_a_seed_draws_a_fresh_one_prints_and_records_it_and_resume
     assert result.exit_code == 0, result.output
     assert _seed_of(first) == seed
     replayed = load_record(record_path)  # the same deals, and the same seeded random bot
-    assert replayed["seed"] == played["seed"] and _moves(replayed) == _moves(played)
+    assert replayed.seed == played.seed and _moves(replayed) == _moves(played)
 
 
 CHEATING_BOT = """
@@ -407,7 +407,7 @@ def test_a_bot_cannot_work_out_the_deals_from_its_game_start_seed(tmp_path):
     assert {verdict[0] for verdict in verdicts} == {"pair-00000-a", "pair-00000-b"}
     for game_id, _, seat, _, seed, _, *verdict in verdicts:
         assert verdict == ["deck", "unknown"]
-        game_seed = load_record(root / "games" / f"{game_id}.json")["seed"]
+        game_seed = load_record(root / "games" / f"{game_id}.json").seed
         assert seed not in (game_seed, f"{game_seed}:{seat}")
         assert seed == bot_seed("424242", game_id, game_seed, int(seat))  # replays
         assert seed != bot_seed("424243", game_id, game_seed, int(seat))
@@ -420,7 +420,7 @@ def test_rerun_gives_a_seeded_bot_the_seed_it_had_in_the_match_so_it_answers_the
     random = Entrant.from_argument(str(RANDOM))
     run_match(random, random, settings, tmp_path / "m", announce=lambda _: None)
     record = tmp_path / "m" / "games" / "pair-00000-a.json"
-    assert load_record(record)["players"][1]["seed"]  # kept for rerun, never sent as a deal
+    assert load_record(record).players[1].seed  # kept for rerun, never sent as a deal
     result = CliRunner().invoke(app, ["rerun", str(record), str(RANDOM), "--seat", "1"])
     assert result.exit_code == 0, result.output
     assert " 0 differ" in result.output

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,15 +59,16 @@ def _games(folder: Path) -> dict[str, Any]:
     games = {}
     for path in sorted((folder / "games").glob("*.json.gz")):
         record = load_record(path)
-        for player in record["players"]:
-            log = player["log"]  # relative to the match folder, as a local worker writes it
-            assert log.startswith("logs/worker-") and (folder / log).is_file(), log
-            player.pop("log")
-            player.pop("cpu_ms", None)
-        for hand in record["hands"]:
-            for decision in hand["decisions"]:
-                decision.pop("ms", None)
-        games[path.name] = record
+        for player in record.players:
+            log = player.log  # relative to the match folder, as a local worker writes it
+            assert log is not None and log.startswith("logs/worker-"), log
+            assert (folder / log).is_file(), log
+        players = tuple(replace(player, log=None, cpu_ms=None) for player in record.players)
+        hands = tuple(
+            replace(hand, decisions=tuple(replace(d, ms=None) for d in hand.decisions))
+            for hand in record.hands
+        )
+        games[path.name] = replace(record, players=players, hands=hands)
     return games
 
 

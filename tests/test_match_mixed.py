@@ -23,7 +23,8 @@ from pitch_referee.match import (
     resume_mixed,
     run_mixed,
 )
-from pitch_sdk.record import load_record, replay
+from pitch_sdk.record import load_record
+from pitch_sdk.replay import check
 from pitch_testkit.bot_copies import renamed_sample
 
 pytestmark = pytest.mark.slow
@@ -58,7 +59,7 @@ def test_every_bot_partners_every_other_once_and_meets_each_as_an_opponent(playe
     partners: dict[frozenset[str], int] = {}
     opponents: dict[frozenset[str], int] = {}
     for record in _records(played):
-        names = [player["name"] for player in record["players"]]
+        names = [player.name for player in record.players]
         for team in ((names[0], names[2]), (names[1], names[3])):
             partners[frozenset(team)] = partners.get(frozenset(team), 0) + 1
         for a in (names[0], names[2]):
@@ -72,10 +73,10 @@ def test_every_bot_partners_every_other_once_and_meets_each_as_an_opponent(playe
 def test_the_three_partnerships_play_the_same_deals_and_every_record_replays(played):
     records = _records(played)
     assert len(records) == 6  # three team matches of one duplicate pair
-    assert len({record["seed"] for record in records}) == 1
-    first_decks = {json.dumps(record["hands"][0]["deck"]) for record in records}
+    assert len({record.seed for record in records}) == 1
+    first_decks = {record.hands[0].deck for record in records}
     assert len(first_decks) == 1
-    assert all(replay(record).ok for record in records)
+    assert all(check(record).ok for record in records)
 
 
 def test_the_summary_counts_each_bot_in_six_games_and_rates_all_four(played):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -121,8 +122,8 @@ def test_a_line_counts_only_while_its_record_is_there_unchanged(tmp_path, reads)
     (games / "pair-00002-a.json.gz").rename(games / "pair-00002-a.rejected.json")
     replaced = games / "pair-00000-b.json.gz"
     record = load_record(replaced)
-    record["result"]["scores"] = [1, 2]  # a record written again since its line was
-    write_record(record, replaced)
+    assert record.result is not None  # a record written again since its line was:
+    write_record(replace(record, result=replace(record.result, scores=(1, 2))), replaced)
     os.utime(replaced, ns=(1, 1))
     reads.clear()
     summary = summarize(root, MatchStatus.RUNNING)

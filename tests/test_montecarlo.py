@@ -41,8 +41,8 @@ def test_answers_every_kind_of_decision_with_a_legal_action(views_of_every_kind)
 def test_a_whole_game_with_a_tiny_time_limit_has_no_fault():
     bots = [MonteCarloBot(0), GreedyBot(1), MonteCarloBot(2), GreedyBot(3)]
     record = play_game(bots, seed=5, time_control=TimeControl(limit_ms=20, reserve_ms=0))
-    assert record["faults"] == []
-    assert record["result"]["termination"] in ("target", "moon")
+    assert record.faults == ()
+    assert record.result.termination in ("target", "moon")
 
 
 @pytest.mark.xdist_group("timing")  # wall time: never beside another timing test

@@ -9,7 +9,8 @@ from pitch_cli import app
 from pitch_referee.manifest import load_manifest
 from pitch_referee.match import Entrant, MatchSettings, run_match
 from pitch_sdk import reference
-from pitch_sdk.record import load_record, replay
+from pitch_sdk.record import load_record
+from pitch_sdk.replay import check
 
 
 @pytest.mark.slow
@@ -26,7 +27,7 @@ def test_scaffolded_bot_plays_a_game_over_grpc(tmp_path):
     )  # fmt: skip
     assert summary.games_played == 2 and summary.faults == 0
     for game in summary.games:
-        assert replay(load_record(summary.record_path(game))).ok
+        assert check(load_record(summary.record_path(game))).ok
 
 
 def test_new_bot_refuses_an_existing_folder_and_a_bad_name(tmp_path):

@@ -56,13 +56,13 @@ def test_a_match_with_a_relative_out_is_served_with_its_bots_logs_and_no_server_
     assert "| ZeroDivisionError" in result.output, "the end of its log, found from the record"
     folder = tmp_path / "matches" / "m"
     record = load_record(next((folder / "games").glob("pair-00000-a.json*")))
-    logs = [player["log"] for player in record["players"]]
-    logs += [fault["log"] for fault in record["faults"]]
-    assert record["faults"] and len(logs) > 4
+    logs = [player.log for player in record.players]
+    logs += [fault.log for fault in record.faults]
+    assert record.faults and len(logs) > 4
     for log in logs:
         assert not PurePosixPath(log).is_absolute() and "\\" not in log
         assert log.startswith("logs/worker-0/") and log_file(folder, log).is_file()
-    assert str(tmp_path) not in json.dumps(record)
+    assert str(tmp_path) not in json.dumps(record.to_json())
 
     monkeypatch.chdir(ROOT)  # `pitch serve matches` from wherever
     client = TestClient(create_app(FolderSource(tmp_path / "matches")))

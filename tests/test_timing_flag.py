@@ -32,7 +32,7 @@ def _checked(tmp_path: Path, a: Path, b: Path, name: str) -> TimingCheck:
     records = [load_record(path) for path in sorted((out / "games").glob("*.json*"))]
     assert len(records) == GAMES
     return check_records(
-        (record, [p["seat"] for p in record["players"] if p["name"] == name]) for record in records
+        (record, [p.seat for p in record.players if p.name == name]) for record in records
     )
 
 

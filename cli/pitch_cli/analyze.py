@@ -10,7 +10,7 @@ import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -21,8 +21,9 @@ from pitch_sdk.analysis.choices import DEFAULT_SAMPLES, DecisionValue, decision_
 from pitch_sdk.analysis.costs import PlayCost, play_costs
 from pitch_sdk.analysis.losses import BotLosses, bot_losses
 from pitch_sdk.analysis.par import HandPar, hand_pars
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.record import load_record
-from pitch_sdk.record import replay as replay_record
+from pitch_sdk.replay import check
 
 from .render import count_of, output_console
 
@@ -83,10 +84,10 @@ def analyze(
         _analyze_match(record, hand, games, samples, seed, as_json)
         return
     game = load_record(record)
-    replayed = replay_record(game)
+    replayed = check(game)
     if not replayed.ok:
         raise PitchError(f"{record}: the record does not replay: {replayed.discrepancy}")
-    hands = len(game["hands"])
+    hands = len(game.hands)
     if hand is not None and hand > hands:
         raise PitchError(f"{record}: no hand {hand}; the record has {count_of(hands, 'hand')}")
     pars = list(hand_pars(game, hand))
@@ -211,14 +212,14 @@ def _analyze_match(
         console.print(_costliest_table(ranked))
 
 
-def _replayable(paths: list[Path]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _replayable(paths: list[Path]) -> Iterator[tuple[str, GameRecord]]:
     """Each record that replays, named by its game, with a progress line on stderr; one
     that does not is skipped with a note."""
     for number, path in enumerate(paths, start=1):
         game = record_game(path)
         typer.echo(f"analyzing game {number} of {len(paths)}: {game}", err=True)
         record = load_record(path)
-        replayed = replay_record(record)
+        replayed = check(record)
         if replayed.ok:
             yield game, record
         else:

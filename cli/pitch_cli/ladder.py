@@ -22,7 +22,7 @@ from rich.table import Table
 from pitch_ladder.game_query import GameQuery
 from pitch_ladder.ratings import INITIAL_RATING, K_FACTOR
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import replay
+from pitch_sdk.replay import replay_all
 
 from .bot_folder import HELP as BOT_HELP
 from .bot_folder import bot_folder
@@ -581,7 +581,8 @@ def show(
     with open_ladder(ladder, db) as opened:
         stored = opened.game(game)
     console = output_console()
-    console.print(render_game(stored.record, replay(stored.record), hand=hand, seat=seat))
+    steps, replayed = replay_all(stored.record)
+    console.print(render_game(stored.record, steps, replayed, hand=hand, seat=seat))
     console.print(f"record: {stored.info.record_path}", soft_wrap=True)
 
 

@@ -1,6 +1,6 @@
 """Game records as text for people (``pitch replay``), read off the engine step by step.
 
-The record is walked through ``GameState`` (``walk``) and every line comes from a
+The record is replayed through ``GameState`` (``pitch_sdk.replay``) and every line comes from a
 ``PlayerView``: the table view is each seat's own view put together (a seat's private
 cards shown next to its name), and ``seat=N`` uses N's view alone, the way its bot saw
 the game. The functions return rich renderables; the CLI prints them, tests capture them.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
@@ -42,11 +42,11 @@ from pitch_sdk.cards import (
     suit_of,
     team_of,
 )
+from pitch_sdk.gamerecord import Fault, GameRecord
 from pitch_sdk.progress import LOOKING, PLAYING, HandResult, Phase
-from pitch_sdk.record import ReplayResult
+from pitch_sdk.replay import Dealt, ReplayResult, Step
 from pitch_sdk.rules import GameState
 from pitch_sdk.views import LookEvent, PlayerView
-from pitch_sdk.walk import Dealt, Step, walk
 
 from .terminal import printable
 
@@ -144,7 +144,8 @@ def _suit_text(suit: int) -> Text:
 
 
 def render_game(
-    record: dict[str, Any],
+    record: GameRecord,
+    steps: Iterable[Dealt | Step],
     replayed: ReplayResult,
     *,
     hand: int | None = None,
@@ -153,30 +154,30 @@ def render_game(
 ) -> RenderableType:
     """The game hand by hand: header, each hand (or only ``hand``), then any discrepancy.
 
-    ``replayed`` is ``replay(record)``: the walk stops where it stopped. With ``seat``,
+    ``steps`` and ``replayed`` are what ``pitch_sdk.replay.replay_all`` gives: the steps
+    that replayed cleanly, and the verdict. With ``seat``,
     only what that seat knew is shown. ``logs``: the bots' lines, each under the decision
     it came during or after.
     """
     logs = logs or {}
     names = _player_names(record)
-    faults = [fault for fault in record.get("faults", []) if isinstance(fault, dict)]
+    faults = record.faults
     parts: list[RenderableType] = [*_header(record, replayed, names, seat)]
-    early = [fault for fault in faults if fault.get("hand") == 0]
+    early = [fault for fault in faults if fault.hand == 0]
     if early and hand is None:
         parts.append(Text("Before the first deal", style="bold"))
         parts.extend(_fault_line(fault) for fault in early)
     if hand is None and logs.get((0, None)):
         parts.append(Text("Before the first deal", style="bold"))
         parts.extend(_log_line(None, line) for line in logs[(0, None)])
-    until = None if replayed.ok else replayed.state
     current: _HandView | None = None
-    for event in walk(record, until):
+    for event in steps:
         if hand is not None and event.hand != hand:
             continue
         if isinstance(event, Dealt):
             if current is not None:
                 parts.extend(current.finish())
-            in_hand = [fault for fault in faults if fault.get("hand") == event.hand]
+            in_hand = [fault for fault in faults if fault.hand == event.hand]
             current = _HandView(event.state, seat, in_hand, logs)
         else:
             assert current is not None
@@ -188,26 +189,22 @@ def render_game(
     return Group(*parts)
 
 
-def _player_names(record: dict[str, Any]) -> dict[Seat, str]:
+def _player_names(record: GameRecord) -> dict[Seat, str]:
     """``seat -> "name version"`` for the seats the record describes."""
-    names = {}
-    for player in record.get("players", []):
-        if isinstance(player, dict) and player.get("seat") in range(4):
-            names[player["seat"]] = f"{player.get('name', '?')} {player.get('version', '')}".strip()
-    return names
+    return {
+        player.seat: f"{player.name} {player.version}".strip()
+        for player in record.players
+        if player.seat in range(4)
+    }
 
 
 def _header(
-    record: dict[str, Any], replayed: ReplayResult, names: dict[Seat, str], seat: Seat | None
+    record: GameRecord, replayed: ReplayResult, names: dict[Seat, str], seat: Seat | None
 ) -> Iterable[RenderableType]:
-    rules = record.get("rules")
-    shown_rules = (
-        ", ".join(f"{key}={_json_value(value)}" for key, value in rules.items())
-        if isinstance(rules, dict)
-        else "-"
-    )
+    rules = record.rules.to_dict()
+    shown_rules = ", ".join(f"{key}={_json_value(value)}" for key, value in rules.items())
     yield Text(
-        f"Seed {json.dumps(record.get('seed'))} · first dealer seat {record.get('first_dealer')} · "
+        f"Seed {json.dumps(record.seed)} · first dealer seat {record.first_dealer} · "
         f"rules: {shown_rules}",
         style="bold",
     )
@@ -238,11 +235,10 @@ def _result_line(replayed: ReplayResult) -> str:
     return f"{winner} ({how}) after {hands}, {scores}"
 
 
-def _fault_line(fault: dict[str, Any]) -> RenderableType:
+def _fault_line(fault: Fault) -> RenderableType:
     """A recorded fault, indented also where a long detail wraps."""
-    number = fault.get("decision")
-    where = f"#{number + 1} " if isinstance(number, int) and fault.get("hand") else ""
-    text = f"FAULT {where}seat {fault.get('seat')} {fault.get('kind')}: {fault.get('detail')}"
+    where = f"#{fault.decision + 1} " if fault.hand else ""
+    text = f"FAULT {where}seat {fault.seat} {fault.kind}: {fault.detail}"
     return Padding(Text(text, style="bold red"), (0, 0, 0, 4), expand=False)
 
 
@@ -279,7 +275,7 @@ class _HandView:
         self,
         dealt: GameState,
         viewer: Seat | None,
-        faults: list[dict[str, Any]],
+        faults: list[Fault],
         logs: BotLines,
     ) -> None:
         self.viewer = viewer
@@ -288,7 +284,7 @@ class _HandView:
         }
         self.waiting: list[RenderableType] = []
         """Log lines of a trick's plays, shown after the trick's line."""
-        self.faults = sorted(faults, key=lambda fault: fault.get("decision", 0))
+        self.faults = sorted(faults, key=lambda fault: fault.decision)
         self.lines: list[RenderableType] = [
             Text(""),
             Rule(f"Hand {dealt.hand_number} · dealer seat {dealt.dealer}", align="left"),
@@ -334,7 +330,7 @@ class _HandView:
 
     def _faults_upto(self, index: int | None) -> None:
         """Faults recorded before decision ``index`` (all that are left, for ``None``)."""
-        while self.faults and (index is None or self.faults[0].get("decision", 0) <= index):
+        while self.faults and (index is None or self.faults[0].decision <= index):
             self.lines.append(_fault_line(self.faults.pop(0)))
 
     # --- steps ----------------------------------------------------------------------------
@@ -342,7 +338,7 @@ class _HandView:
     def step(self, step: Step) -> None:
         """Add the lines for one recorded decision and whatever the engine did after it."""
         kind = step.before.decision()
-        assert kind is not None  # the walk applies decisions only
+        assert kind is not None  # a step is a decision
         self._heading(_SECTIONS[kind])
         self._faults_upto(step.index)
         self.last = step.after

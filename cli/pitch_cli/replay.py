@@ -4,14 +4,15 @@ its browser viewer into one HTML file (``--html``; the web package is imported o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from pitch_referee.errors import PitchError
 from pitch_referee.logindex import record_lines
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.record import load_record, match_folder
-from pitch_sdk.record import replay as replay_record
+from pitch_sdk.replay import replay_all
 
 from .render import BotLines, count_of, output_console, render_game
 
@@ -54,28 +55,25 @@ def replay(
     All re-run by the engine; if it disagrees, shows what replays, the discrepancy, exits 1.
     With --html, writes the browser viewer of the game into one file instead.
     """
-    game = load_record(record)
-    replayed = replay_record(game)
-    if replayed.malformed:  # nothing to show: say what is wrong, on one line
-        raise PitchError(f"{record}: not a well-formed game record: {replayed.discrepancy}")
-    hands = len(game["hands"])
+    game = load_record(record)  # a record that does not read is refused here, in one line
+    hands = len(game.hands)
     if hand is not None and hand > hands:
         raise PitchError(f"{record}: no hand {hand}; the record has {count_of(hands, 'hand')}")
     if html is not None:
-        _write_html(game, record, html, hand=hand, seat=seat)
-        if not replayed.ok:
-            message = (
-                f"the record does not replay: {replayed.discrepancy}; the file shows it up to there"
-            )
+        discrepancy = _write_html(game, record, html, hand=hand, seat=seat)
+        if discrepancy is not None:
+            message = f"the record does not replay: {discrepancy}; the file shows it up to there"
             typer.echo(message, err=True)
+            raise typer.Exit(1)
     else:
         lines = _bot_lines(game, record, seat) if logs else None
-        output_console().print(render_game(game, replayed, hand=hand, seat=seat, logs=lines))
-    if not replayed.ok:
-        raise typer.Exit(1)
+        steps, replayed = replay_all(game)
+        output_console().print(render_game(game, steps, replayed, hand=hand, seat=seat, logs=lines))
+        if not replayed.ok:
+            raise typer.Exit(1)
 
 
-def _bot_lines(game: dict[str, Any], record: Path, seat: int | None) -> BotLines:
+def _bot_lines(game: GameRecord, record: Path, seat: int | None) -> BotLines:
     """The game's log lines of every seat (or ``seat``'s) by hand and decision; lines of a
     log without an index (no decision known) are the hand-0 deal's."""
     from pitch_referee.match.folder import record_game  # the match package pulls in grpc
@@ -89,13 +87,15 @@ def _bot_lines(game: dict[str, Any], record: Path, seat: int | None) -> BotLines
 
 
 def _write_html(
-    game: dict[str, Any], record: Path, html: Path, *, hand: int | None, seat: int | None
-) -> None:
-    """The viewer in one file; the web package is imported only here."""
+    game: GameRecord, record: Path, html: Path, *, hand: int | None, seat: int | None
+) -> str | None:
+    """The viewer in one file, and the replay's discrepancy (``None``: it replays); the
+    web package is imported only here."""
     from pitch_web.standalone import write_standalone
 
     try:
-        write_standalone(game, html, game=record.name, hand=hand, seat=seat)
+        discrepancy = write_standalone(game, html, game=record.name, hand=hand, seat=seat)
     except OSError as error:
         raise PitchError(f"{html}: cannot write the HTML file ({error.strerror})") from None
-    print(f"wrote {html}: {count_of(len(game['hands']), 'hand')}, open it in a browser")
+    print(f"wrote {html}: {count_of(len(game.hands), 'hand')}, open it in a browser")
+    return discrepancy

@@ -63,7 +63,8 @@ def test_the_par_is_what_the_best_first_lead_is_worth_and_the_points_played_are_
     for par in hand_pars(game):
         lead = next(cost for cost in play_costs(game, par.hand))
         assert par.taken[TEAM_OF[lead.seat]] == lead.value + lead.cost
-        assert list(par.points) == game["hands"][par.hand - 1]["points"]
+        score = game.hands[par.hand - 1].score
+        assert score is not None and par.points == score.points
         assert par.made == (par.taken[par.bidding_team] >= par.bid)
 
 
@@ -117,7 +118,7 @@ def faulty_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bots = [GreedyBot(), GreedyBot(), GreedyBot(), IllegalFirstBid()]
     options = RuleOptions(hand_cap=2)
     game = play_game(bots, seed=2, options=options, fault_policy=FaultPolicy.SUBSTITUTE)
-    assert game["faults"][0]["hand"] == 1 and len(game["hands"]) == 2
+    assert game.faults[0].hand == 1 and len(game.hands) == 2
     path = tmp_path_factory.mktemp("analyze") / "faulty.json"
     write_record(game, path)
     return path

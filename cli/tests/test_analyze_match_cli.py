@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -83,8 +84,12 @@ def test_a_record_that_does_not_replay_is_skipped_with_a_note(match: Path, tmp_p
     (tmp_path / "games").mkdir()
     record = load_record(match / "games" / f"{GAMES[0]}.json.gz")
     write_record(record, tmp_path / "games" / "pair-00000-a.json")
-    record["hands"][0]["decisions"] = record["hands"][0]["decisions"][::-1]
-    write_record(record, tmp_path / "games" / "pair-00000-b.json")
+    first = record.hands[0]
+    shuffled = replace(first, decisions=first.decisions[::-1])
+    write_record(
+        replace(record, hands=(shuffled, *record.hands[1:])),
+        tmp_path / "games" / "pair-00000-b.json",
+    )
     result = invoke("analyze", tmp_path, "--json", "--samples", 0)
     assert result.exit_code == 0, result.output
     assert {game for bot in json.loads(result.stdout) for game in bot["lost_by_game"]} == {

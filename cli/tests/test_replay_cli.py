@@ -22,8 +22,10 @@ from pitch_cli import app, main
 from pitch_sdk import reference
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import card_symbol, cards_in
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import parse_deck, replay, write_record
+from pitch_sdk.record import write_record
+from pitch_sdk.replay import check
 from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 
@@ -31,15 +33,20 @@ GOLDEN = Path(__file__).with_name("data") / "replay_seed11.txt"
 SUMMARY_LINE = re.compile(r"^\d+ decisions?, (\d+) differ, \d+ faults?$")
 
 
-def random_game(hand_cap: int) -> dict[str, Any]:
+def random_game(hand_cap: int) -> GameRecord:
     return play_game(
         [RandomBot(i) for i in range(4)], seed=11, options=RuleOptions(hand_cap=hand_cap)
     )
 
 
-def saved(record: dict[str, Any], folder: Path) -> Path:
-    write_record(record, folder / "game.json")
-    return folder / "game.json"
+def saved(record: GameRecord | dict[str, Any], folder: Path) -> Path:
+    """``record`` in ``folder/game.json``; a dict is written as it is (a tampered file)."""
+    path = folder / "game.json"
+    if isinstance(record, GameRecord):
+        write_record(record, path)
+    else:
+        path.write_text(json.dumps(record))
+    return path
 
 
 def invoke(*args: object) -> Any:
@@ -68,7 +75,7 @@ def test_seat_view_hides_the_other_seats_cards(tmp_path):
     record = random_game(hand_cap=1)
     path = saved(record, tmp_path)
     state = GameState(RuleOptions(hand_cap=1))
-    state.deal(parse_deck(record["hands"][0]["deck"]))
+    state.deal(record.hands[0].deck)
     dealt = {seat: [card_symbol(card) for card in cards_in(state.hands[seat])] for seat in range(4)}
 
     table = dealt_lines(invoke("replay", path).output)
@@ -106,7 +113,7 @@ def test_a_corrupt_record_is_a_one_line_error(tmp_path, monkeypatch, capsys):
 
 
 def _broken(change):
-    record = random_game(hand_cap=1)
+    record = random_game(hand_cap=1).to_json()
     change(record)
     return record
 
@@ -140,13 +147,13 @@ def test_replay_of_a_malformed_record_is_one_error_line_naming_file_and_fault(
 
 
 def test_a_tampered_record_shows_what_replays_then_the_discrepancy(tmp_path):
-    record = random_game(hand_cap=1)
+    record = random_game(hand_cap=1).to_json()
     decisions = record["hands"][0]["decisions"]
     first_play, tampered = [i for i, d in enumerate(decisions) if d["action"].startswith("play")][
         :2
     ]
     decisions[tampered]["action"] = decisions[first_play]["action"]  # that card is gone
-    discrepancy = replay(record).discrepancy
+    discrepancy = check(GameRecord.from_json(record)).discrepancy
     assert discrepancy is not None and f"decision {tampered + 1}:" in discrepancy
 
     result = invoke("replay", saved(record, tmp_path))
@@ -166,7 +173,8 @@ def test_replay_html_writes_one_self_contained_viewer_file(tmp_path):
     assert result.output == f"wrote {out}: 2 hands, open it in a browser\n"
     page = out.read_text()
     inline = page.split('id="timeline-data">', 1)[1].split("</script>", 1)[0]
-    assert json.loads(inline)["header"]["result"] == record["result"]
+    assert record.result is not None
+    assert json.loads(inline)["header"]["result"] == record.result.to_json()
     assert 'data-hand="2" data-view="1"' in page
     assert "src=" not in page and "href=" not in page
 
@@ -185,7 +193,7 @@ def test_replay_html_to_a_folder_that_does_not_exist_is_one_error_line(
 
 
 def test_replay_html_of_a_tampered_record_writes_what_replays_and_exits_1(tmp_path):
-    record = random_game(hand_cap=1)
+    record = random_game(hand_cap=1).to_json()
     decisions = record["hands"][0]["decisions"]
     plays = [i for i, d in enumerate(decisions) if d["action"].startswith("play")]
     decisions[plays[1]]["action"] = decisions[plays[0]]["action"]

@@ -56,7 +56,7 @@ def test_replay_logs_prints_each_decisions_lines_under_it_and_a_crash_under_its_
     after = "\n".join(lines[fault:])
     assert "| ValueError: chatty gives up at its decision 5" in after
     record = load_record(crashed_match)
-    assert record["faults"][0]["kind"] == "crashed"
+    assert record.faults[0].kind == "crashed"
 
 
 def test_replay_without_logs_prints_no_bot_lines(crashed_match: Path):

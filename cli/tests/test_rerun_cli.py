@@ -30,9 +30,9 @@ def test_rerun_shows_each_differing_decision_with_the_seats_hand_trick_and_score
     context = lines[differing[0] + 1]
     assert context.strip().startswith("hand ") and " score " in context
     asked = sum(
-        not decision["forced"]
-        for hand in record["hands"]
-        for decision in hand["decisions"]
-        if decision["seat"] == 1
+        not decision.forced
+        for hand in record.hands
+        for decision in hand.decisions
+        if decision.seat == 1
     )
     assert lines[-1].startswith(f"{asked} decisions, ")

@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
+
 from .browse import version_names
 from .game_query import RESULTS, GameQuery
 from .models import Game, GameRecord
@@ -106,7 +108,7 @@ class StoredGame(NamedTuple):
     """A stored game and its record (``Ladder.game``)."""
 
     info: GameInfo
-    record: dict[str, Any]
+    record: SdkGameRecord
 
 
 class _GameRow(NamedTuple):
@@ -199,7 +201,9 @@ def stored_game(session: Session, folder: Path, number: int) -> StoredGame | Non
     if row is None:
         return None
     record = session.exec(select(GameRecord.record).where(GameRecord.game_id == number)).one()
-    return StoredGame(_game_infos(session, folder, [_GameRow(*row)])[0], record)
+    return StoredGame(
+        _game_infos(session, folder, [_GameRow(*row)])[0], SdkGameRecord.from_json(record)
+    )
 
 
 def _game_infos(session: Session, folder: Path, rows: list[_GameRow]) -> list[GameInfo]:

@@ -183,7 +183,9 @@ class Importer:
             reason = refusal(record, spec, match.match_settings, match.seat_names())
             if reason is None:
                 outcome = GameOutcome.from_record(spec, record)
-                found.append(Found(match, spec, outcome, json.dumps(record), path, finished_at))
+                found.append(
+                    Found(match, spec, outcome, json.dumps(record.to_json()), path, finished_at)
+                )
             else:
                 self._refuse(match, path, reason)
         return found

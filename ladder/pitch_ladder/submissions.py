@@ -23,12 +23,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from sqlmodel import Session, col, or_, select
 
 from pitch_referee.errors import BotError
 from pitch_referee.logtail import clip
+from pitch_sdk.cards import SEATS
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
 
 from .archive import ArchiveError, ArchiveLimits, unpack
 from .authors import ForbiddenError, check_owner
@@ -292,7 +294,7 @@ def _submission(ladder: Ladder, author: Author, verdict_id: int) -> Path:
 
 
 def log_seats(
-    ladder: Ladder, record: dict[str, Any], author: Author | None, game: int | None = None
+    ladder: Ladder, record: SdkGameRecord, author: Author | None, game: int | None = None
 ) -> set[int]:
     """The seats of a game ``record`` whose bots' log lines ``author`` may read: their own
     bots' (an admin: every bot's). Without an author (anyone who asks), the operator's
@@ -302,7 +304,7 @@ def log_seats(
     seats there (``seat_versions``, partners included); without one, the bot the record
     names."""
     if author is not None and author.admin:
-        return {p["seat"] for p in record.get("players", []) if _seat_of(p) is not None}
+        return {p.seat for p in record.players if p.seat in SEATS}
     owner = LOCAL_AUTHOR_ID if author is None else author.id
     with Session(ladder.engine) as session:
         row = session.get(Game, game) if game is not None else None
@@ -316,25 +318,16 @@ def log_seats(
                 )
             )
             return {seat for seat, version in by_version.items() if version in owned_versions}
-        seats = {
-            player["seat"]: player.get("name")
-            for player in record.get("players", [])
-            if _seat_of(player) is not None
-        }
+        seats = {player.seat: player.name for player in record.players if player.seat in SEATS}
         owned = set(
             session.exec(
                 select(Bot.name).where(
-                    col(Bot.name).in_([n for n in seats.values() if isinstance(n, str)]),
+                    col(Bot.name).in_(list(seats.values())),
                     Bot.author_id == owner,
                 )
             )
         )
     return {seat for seat, name in seats.items() if name in owned}
-
-
-def _seat_of(player: object) -> int | None:
-    seat = player.get("seat") if isinstance(player, dict) else None
-    return seat if seat in range(4) else None
 
 
 def _game_seat_versions(game: Game) -> dict[int, int]:

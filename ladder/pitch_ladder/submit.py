@@ -236,7 +236,8 @@ def _smoke_game(bot: BotManifest, work: Path) -> None:
         return
     reason = f"{faults[0].kind}: {faults[0].detail}" if faults else "the game did not finish"
     seat = faults[0].seat if faults else 0
-    log = log_file(match, record["players"][seat]["log"]) if record else None
+    player = record.player(seat) if record else None
+    log = log_file(match, player.log) if player and player.log else None
     raise LadderError(
         f"refused: {bot.name} did not finish a one-hand game against the random bot "
         f"({reason})" + _stderr_tail(log)

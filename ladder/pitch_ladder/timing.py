@@ -51,10 +51,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from pitch_sdk.actions import parse_action
-from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import parse_deck
-from pitch_sdk.rules import GameState
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
+from pitch_sdk.replay import Step, replay
 
 from .models import Bot, BotVersion, Game, GameRecord
 from .standings import label_of
@@ -134,34 +132,27 @@ def dealt(deck: Sequence[int], dealer: int, seat: int) -> frozenset[int]:
     return frozenset(deck[12 * r + 3 * k + i] for r in range(3) for i in range(3))
 
 
-def timed_hands(record: dict[str, Any], seats: Iterable[int]) -> list[TimedHand]:
-    """The hands ``seats`` played in ``record``, walked through the engine for the strata.
+def timed_hands(record: SdkGameRecord, seats: Iterable[int]) -> list[TimedHand]:
+    """The hands ``seats`` played in ``record``, replayed through the engine for the strata.
 
-    A record that does not walk (it should have replayed cleanly when it was stored)
-    gives the hands walked so far."""
+    A record that does not replay (it replayed cleanly when it was stored) gives the hands
+    replayed to their end before its discrepancy."""
     seats = set(seats)
     found: list[TimedHand] = []
-    try:
-        state = GameState(
-            RuleOptions.from_dict(dict(record.get("rules", {}))), record["first_dealer"]
-        )
-        for hand in record.get("hands", []):
-            deck = parse_deck(hand["deck"])
-            state.deal(deck)
-            timed: dict[int, list[tuple[tuple[str, int], float]]] = defaultdict(list)
-            for decision in hand.get("decisions", []):
-                action_text = str(decision["action"])
-                seat = decision["seat"]
-                ms = decision.get("ms")
-                if seat in seats and not decision.get("forced") and isinstance(ms, int | float):
-                    word = action_text.split(" ", 1)[0]
-                    stratum = (_KINDS.get(word, word), len(state.legal_actions()))
-                    timed[seat].append((stratum, float(ms)))
-                state.apply(parse_action(action_text))
+    timed: dict[int, list[tuple[tuple[str, int], float]]] = defaultdict(list)
+    for step in replay(record):
+        if not isinstance(step, Step):
+            continue
+        hand = record.hands[step.hand - 1]
+        ms = hand.decisions[step.index].ms
+        if step.seat in seats and not step.forced and ms is not None:
+            word = str(step.action).split(" ", 1)[0]
+            stratum = (_KINDS.get(word, word), len(step.before.legal_actions()))
+            timed[step.seat].append((stratum, ms))
+        if step.index == len(hand.decisions) - 1:  # the hand replayed to its end
             for seat, decisions in timed.items():
-                found.append(TimedHand(dealt(deck, hand["dealer"], seat), tuple(decisions)))
-    except (KeyError, TypeError, ValueError):
-        pass
+                found.append(TimedHand(dealt(hand.deck, hand.dealer, seat), tuple(decisions)))
+            timed.clear()
     return found
 
 
@@ -211,7 +202,7 @@ def fisher_exact(table: Sequence[Sequence[int]]) -> float:
 
 
 def check_records(
-    records: Iterable[tuple[dict[str, Any], Iterable[int]]], hands: int = HANDS
+    records: Iterable[tuple[SdkGameRecord, Iterable[int]]], hands: int = HANDS
 ) -> TimingCheck:
     """The statistic over (record, the bot's seats in it) pairs, read until ``hands``
     hands of the bot are found."""
@@ -283,7 +274,9 @@ def version_check(session: Session, version: int, games: int = GAMES) -> TimingC
         .where(col(GameRecord.game_id).in_(newest))
         .order_by(col(GameRecord.game_id).desc())
     )
-    found = check_records((record, seats_of(rows[game], version)) for game, record in records)
+    found = check_records(
+        (SdkGameRecord.from_json(record), seats_of(rows[game], version)) for game, record in records
+    )
     if len(_cache) >= _CACHED:
         _cache.clear()
     _cache[key] = found

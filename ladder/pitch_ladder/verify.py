@@ -16,14 +16,14 @@ Imports nothing from the rest of the ladder.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pitch_referee.match import GameSpec, MatchSettings
-from pitch_sdk.record import RecordError, record_result, replay
+from pitch_sdk.gamerecord import GameRecord, Player
+from pitch_sdk.record import record_result
+from pitch_sdk.replay import check
 
 
 def refusal(
-    record: dict[str, Any],
+    record: GameRecord,
     spec: GameSpec,
     settings: MatchSettings,
     lineup: tuple[str, str, str, str],
@@ -41,21 +41,18 @@ def refusal(
         "players": seated(spec, lineup),
     }
     found = {
-        "seed": record.get("seed"),
-        "first dealer": record.get("first_dealer"),
-        "rules": record.get("rules"),
-        "players": _names(record.get("players")),
+        "seed": record.seed,
+        "first dealer": record.first_dealer,
+        "rules": record.rules.to_dict(),
+        "players": _names(record.players),
     }
     for what, value in expected.items():
         if found[what] != value:
             return f"its {what} {found[what]!r} is not the schedule's {value!r}"
-    try:
-        result = record_result(record)
-    except RecordError as error:  # names the result or the faults, and what is wrong
-        return f"it does not read ({error})"
+    result = record_result(record)
     if result is None:
         return "it has no result"
-    replayed = replay(record)
+    replayed = check(record)
     if not replayed.ok:
         return f"the engine disagrees with it ({replayed.discrepancy})"
     faults = result.faults
@@ -71,10 +68,8 @@ def seated(spec: GameSpec, lineup: tuple[str, str, str, str]) -> list[str]:
     return [(a_seats if seat % 2 == spec.a_team else b_seats)[seat // 2] for seat in range(4)]
 
 
-def _names(players: Any) -> list[Any] | None:
+def _names(players: tuple[Player, ...]) -> list[str] | None:
     """The name at each seat, or None if ``players`` is not one entry per seat in order."""
-    if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
+    if [player.seat for player in players] != list(range(len(players))):
         return None
-    if [player.get("seat") for player in players] != list(range(len(players))):
-        return None
-    return [player.get("name") for player in players]
+    return [player.name for player in players]

@@ -42,6 +42,7 @@ from pitch_referee.match import (
     schedule,
 )
 from pitch_sdk.bots import GreedyBot, RandomBot
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
 from pitch_sdk.record import load_record, record_bytes
 from pitch_sdk.selfplay import play_game
 from pitch_testkit.ladder import (
@@ -75,7 +76,7 @@ def cluster() -> Iterator[Any]:
 
 def _outcome(
     folder: Path, db: str | None = None
-) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+) -> tuple[list[Any], dict[str, Any], dict[str, SdkGameRecord]]:
     """Every stored game, every bot's ratings (exact floats), and every record but for
     its times and log paths."""
     games, lines = ladder_outcome(folder, db)
@@ -86,15 +87,14 @@ def _outcome(
     return games, lines, records
 
 
-def _timeless(record: dict[str, Any]) -> dict[str, Any]:
+def _timeless(record: SdkGameRecord) -> SdkGameRecord:
     """A record without what differs between two plays of a game: times, log paths."""
-    for player in record["players"]:
-        player.pop("log", None)
-        player.pop("cpu_ms", None)
-    for hand in record["hands"]:
-        for decision in hand["decisions"]:
-            decision.pop("ms", None)
-    return record
+    players = tuple(replace(player, log=None, cpu_ms=None) for player in record.players)
+    hands = tuple(
+        replace(hand, decisions=tuple(replace(d, ms=None) for d in hand.decisions))
+        for hand in record.hands
+    )
+    return replace(record, players=players, hands=hands)
 
 
 @pytest.fixture(scope="module")
@@ -338,7 +338,7 @@ def test_a_cluster_games_live_journal_reaches_the_owners_match_folder_over_dask_
 
 
 def _decisions(reader: JournalReader) -> list[Any]:
-    return [d for hand in reader.record["hands"] for d in hand.get("decisions", [])]
+    return [d for hand in reader.record.hands for d in hand.decisions]
 
 
 def _tar_gz(entries: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pitch_sdk.record import load_record, replay
+from pitch_sdk.record import load_record
+from pitch_sdk.replay import check
 from pitch_testkit.ladder import cli
 
 
@@ -29,5 +30,5 @@ def test_demo_runs_a_round_robin_and_says_how_to_replay_a_game(tmp_path: Path) -
         assert (rank == next_rank) <= (fit == next_fit), output
     assert "not comparable" not in output  # a round robin connects every bot
     record = re.search(r"uv run pitch replay (\S+)", output)
-    assert record is not None and replay(load_record(Path(record[1]))).ok
+    assert record is not None and check(load_record(Path(record[1]))).ok
     assert re.search(rf"uv run pitch ladder show \d+ --ladder {folder}\n", output), output

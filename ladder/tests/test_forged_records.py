@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from pitch_ladder.schedule import match_folder
 from pitch_ladder.verify import refusal
 from pitch_referee.match import GameSpec, MatchSettings, schedule
 from pitch_sdk.bots import GreedyBot, RandomBot
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
+from pitch_sdk.gamerecord import RecordError
 from pitch_sdk.record import load_record, write_record
 from pitch_sdk.selfplay import play_game
 from pitch_testkit.ladder import GREEDY, RANDOM
@@ -27,11 +30,12 @@ SPEC = schedule(SETTINGS)[1]  # side b: random in seats 0 and 2
 
 
 def _honest(spec: GameSpec = SPEC) -> dict[str, Any]:
-    """A record as the referee writes it for ``spec`` of greedy (A) vs random (B)."""
+    """A record as the referee writes it for ``spec`` of greedy (A) vs random (B), in its
+    file's form (JSON), to forge."""
     bots = [RandomBot(0), GreedyBot(1), RandomBot(2), GreedyBot(3)]
     if spec.side == "a":
         bots = [GreedyBot(0), RandomBot(1), GreedyBot(2), RandomBot(3)]
-    return play_game(bots, spec.seed, SETTINGS.options(), spec.first_dealer)
+    return play_game(bots, spec.seed, SETTINGS.options(), spec.first_dealer).to_json()
 
 
 def _forged(change: Any) -> dict[str, Any]:
@@ -48,7 +52,13 @@ def _claim_a_forfeit_by_seat_0(record: dict[str, Any]) -> None:
 
 
 def _why(record: dict[str, Any]) -> str | None:
-    return refusal(record, SPEC, SETTINGS, ("greedy", "greedy", "random", "random"))
+    """Why the ladder refuses a record file holding ``record``: it does not read (the
+    importer refuses it with ``load_record``'s message), or ``refusal``'s reason."""
+    try:
+        typed = SdkGameRecord.from_json(record)
+    except RecordError as error:
+        return str(error)
+    return refusal(typed, SPEC, SETTINGS, ("greedy", "greedy", "random", "random"))
 
 
 def test_an_honest_record_of_the_schedule_is_accepted() -> None:
@@ -121,7 +131,13 @@ def _all_honest(ladder: Ladder) -> None:
         settings = MatchSettings(**match.settings)
         spec = next(s for s in schedule(settings) if s.game_id == game.game_id)
         assert (
-            refusal(stored.record, spec, settings, ("greedy", "greedy", "random", "random")) is None
+            refusal(
+                SdkGameRecord.from_json(stored.record),
+                spec,
+                settings,
+                ("greedy", "greedy", "random", "random"),
+            )
+            is None
         )
 
 
@@ -167,10 +183,10 @@ def _flip_winners(folder: Path, stop: threading.Event) -> None:
                 record = load_record(path)
             except ValueError:
                 continue
-            if record["result"]["winner"] is not None:
-                record["result"]["winner"] = 1 - record["result"]["winner"]
-                record["result"]["scores"].reverse()
-                write_record(record, path)
+            result = record.result
+            if result is not None and result.winner is not None:
+                won = replace(result, winner=1 - result.winner, scores=result.scores[::-1])
+                write_record(replace(record, result=won), path)
             flipped.add(path)
         stop.wait(0.001)
 

@@ -21,6 +21,7 @@ from pitch_ladder.schedule import partnership_round, quartets
 from pitch_ladder.verify import refusal
 from pitch_referee.match import MatchSettings, schedule
 from pitch_referee.team_ratings import rate_games
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
 from pitch_testkit.ladder import (
     GREEDY,
     QUICK,
@@ -93,12 +94,13 @@ def test_a_run_with_partnerships_plays_team_matches_and_rates_them_apart(
 
         stored = team_games[0]
         match = session.get_one(Match, stored.match_id)
-        record = session.exec(
+        stored_record = session.exec(
             select(GameRecord.record).where(GameRecord.game_id == stored.id)
         ).one()
         spec = next(s for s in schedule(MatchSettings.from_json(match.settings)) if
                     s.game_id == stored.game_id)  # fmt: skip
-        names = [player["name"] for player in record["players"]]
+        record = SdkGameRecord.from_json(stored_record)
+        names = [player.name for player in record.players]
         team_a = (names[spec.a_team], names[spec.a_team + 2])
         team_b = (names[1 - spec.a_team], names[3 - spec.a_team])
         assert (

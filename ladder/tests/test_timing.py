@@ -3,39 +3,40 @@ engine's, the strata come from the engine's legal actions, and too few hands are
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pitch_ladder.timing import MIN_HANDS, TimedHand, check, dealt, fisher_exact, timed_hands
 from pitch_sdk.bots import RandomBot
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import parse_deck
 from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 
 
-def _record() -> dict:
+def _record() -> GameRecord:
     record = play_game([RandomBot(s) for s in range(4)], seed=11, options=RuleOptions(hand_cap=3))
-    for hand in record["hands"]:
-        for decision in hand["decisions"]:
-            if not decision["forced"]:
-                decision["ms"] = 1.5
-    return record
+    hands = tuple(
+        replace(
+            hand, decisions=tuple(d if d.forced else replace(d, ms=1.5) for d in hand.decisions)
+        )
+        for hand in record.hands
+    )
+    return replace(record, hands=hands)
 
 
 def test_the_dealt_hands_are_the_engines():
     record = _record()
-    state = GameState(RuleOptions(hand_cap=3), record["first_dealer"])
-    hand = record["hands"][0]
-    deck = parse_deck(hand["deck"])
-    state.deal(deck)
+    state = GameState(RuleOptions(hand_cap=3), record.first_dealer)
+    hand = record.hands[0]
+    state.deal(hand.deck)
     for seat in range(4):
-        assert sum(1 << card for card in dealt(deck, hand["dealer"], seat)) == state.hands[seat]
+        assert sum(1 << card for card in dealt(hand.deck, hand.dealer, seat)) == state.hands[seat]
 
 
 def test_each_asked_decision_of_the_seats_is_timed_in_its_stratum():
     record = _record()
     hands = timed_hands(record, [1, 3])
-    asked = [
-        d for h in record["hands"] for d in h["decisions"] if d["seat"] % 2 == 1 and not d["forced"]
-    ]
+    asked = [d for h in record.hands for d in h.decisions if d.seat % 2 == 1 and not d.forced]
     assert sum(len(hand.decisions) for hand in hands) == len(asked)
     kinds = {stratum[0] for hand in hands for stratum, _ in hand.decisions}
     assert kinds <= {"bid", "trump", "discard", "pickup", "stock", "play"} and "play" in kinds

@@ -3,8 +3,8 @@ is the one vouched for, checked in full once it is not."""
 
 from __future__ import annotations
 
-import copy
 import hashlib
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -88,8 +88,8 @@ def test_a_vouched_record_changed_on_disk_is_checked_in_full_and_refused(
     vouched = VouchedRecords()
     outcome = GameOutcome.from_record(spec, honest_record(match, spec))
     vouched.vouch(path, hashlib.sha256(data).hexdigest(), outcome, NOW)
-    forged = copy.deepcopy(honest_record(match, spec))
-    forged["hands"] = forged["hands"][:1]  # a hand left out
+    honest = honest_record(match, spec)
+    forged = replace(honest, hands=honest.hands[:1])  # a hand left out
     path.write_bytes(record_bytes(forged, compress=False))
 
     problems: list[str] = []

@@ -15,11 +15,12 @@ import math
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pitch_sdk.actions import Action, InvalidActionError
 from pitch_sdk.cards import SEATS, Seat
 from pitch_sdk.faults import Fault, FaultKind
+from pitch_sdk.gamerecord import Fault as RecordedFault
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.progress import HandResult, Trick
 from pitch_sdk.protocol import messages as pb
@@ -75,8 +76,8 @@ __all__ = [
 
 @dataclass
 class GameResult:
-    record: dict[str, Any]
-    faults: list[dict[str, Any]] = field(default_factory=list)
+    record: GameRecord
+    faults: list[RecordedFault] = field(default_factory=list)
     needs_restart: set[Seat] = field(default_factory=set)
     """Seats whose bot must be restarted before the next game (crashed, hung, gone)."""
 

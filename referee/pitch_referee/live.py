@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pitch_sdk.actions import IllegalActionError, InvalidActionError, parse_action
+from pitch_sdk.gamerecord import GameRecord, Player, deck_names, parse_deck
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import GameRecorder, deck_names, parse_deck
+from pitch_sdk.record import GameRecorder
 from pitch_sdk.table import Dealt, Decided, Faulted, GameOver, HandScored, Started, TableEvent
 
 JOURNAL_FORMAT = "pitch-live-journal"
@@ -352,8 +353,8 @@ class JournalReader:
         self._inode: int | None = None
 
     @property
-    def record(self) -> dict[str, Any]:
-        """The record so far, in the record format (``result`` set once it has ended)."""
+    def record(self) -> GameRecord:
+        """The record so far (``result`` set once it has ended)."""
         if self._recorder is None:
             raise JournalError(f"{self.path}: no header yet")
         return self._recorder.record()
@@ -414,7 +415,10 @@ def _recorder(heading: dict[str, Any], path: Path) -> GameRecorder:
             options,
             seed=heading["seed"],
             first_dealer=heading["first_dealer"],
-            players=heading["players"],
+            players=[
+                Player.from_json(player, f"players[{index}]")
+                for index, player in enumerate(heading["players"])
+            ],
         )
     except (KeyError, TypeError, ValueError) as error:
         raise JournalError(f"{path}: unreadable heading ({error})") from None

@@ -18,8 +18,8 @@ import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.record import log_file
 
 from .logtail import clip
@@ -72,17 +72,15 @@ def index_path(log: Path) -> Path:
 
 
 def record_lines(
-    record: dict[str, Any], game_id: str, base: Path, seats: Container[int], root: Path | None
+    record: GameRecord, game_id: str, base: Path, seats: Container[int], root: Path | None
 ) -> Iterator[tuple[int, LoggedLine]]:
     """The lines that ``seats`` of ``record`` logged during game ``game_id``, with the seat:
     each log the record names, relative to ``base`` (its match folder); with ``root``,
     only files inside it are read, whatever path a record names."""
     root = root.resolve() if root is not None else None
-    for player in record.get("players", []):
-        if not isinstance(player, dict):
-            continue
-        seat, log = player.get("seat"), player.get("log")
-        if not isinstance(log, str) or seat not in range(4) or seat not in seats:
+    for player in record.players:
+        seat, log = player.seat, player.log
+        if log is None or seat not in range(4) or seat not in seats:
             continue
         path = log_file(base, log).resolve()  # an old absolute path stays as it is
         if (root is not None and not path.is_relative_to(root)) or not path.is_file():

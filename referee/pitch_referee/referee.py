@@ -382,10 +382,12 @@ def _relative(path: Path, base: Path | None) -> str:
 def _bill_cpu(result: GameResult, bots: Sequence[BotProcess], before: list[float | None]) -> None:
     """Write each seat's CPU time in this game (its bot and all its processes) into the
     record, where the sandbox measures it."""
+    players = list(result.record.players)
     for seat, bot in enumerate(bots):
         start, end = before[seat], bot.cpu_seconds()
         if start is not None and end is not None:
-            result.record["players"][seat]["cpu_ms"] = round((end - start) * 1000, 1)
+            players[seat] = replace(players[seat], cpu_ms=round((end - start) * 1000, 1))
+    result.record = replace(result.record, players=tuple(players))
 
 
 def _sweep_private_dirs() -> None:

@@ -13,17 +13,17 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pitch_sdk.actions import Action, parse_action
+from pitch_sdk.actions import Action
 from pitch_sdk.cards import SEATS, Card, Seat
 from pitch_sdk.deck import deck_for
 from pitch_sdk.faults import Fault, FaultKind
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import parse_deck, replay
+from pitch_sdk.replay import check
 from pitch_sdk.table import (
     Answer,
     Dealt,
@@ -93,7 +93,7 @@ class RerunReport:
 
 
 async def rerun(
-    record: dict[str, Any],
+    record: GameRecord,
     seat: Seat,
     manifest: BotManifest,
     *,
@@ -109,7 +109,7 @@ async def rerun(
     Raises:
         PitchError: the record does not replay, or the bot does not start.
     """
-    replayed = replay(record)
+    replayed = check(record)
     if not replayed.ok:
         raise PitchError(f"the record does not replay: {replayed.discrepancy}")
     private = tempfile.mkdtemp(prefix="pitch-rerun-")  # mode 0700: only we can connect
@@ -136,20 +136,20 @@ async def rerun(
 
 async def _replay_with(
     bot: BotProcess,
-    record: dict[str, Any],
+    record: GameRecord,
     seat: Seat,
     options: RuleOptions,
     time_control: TimeControl | None,
 ) -> RerunReport:
     script = _Script(record)
     report = RerunReport(seat, f"{bot.name} {RemotePlayer(bot).version}".strip())
-    players: list[Any] = [_RecordedPlayer(script, str(_name(record, s))) for s in SEATS]
+    players: list[Any] = [_RecordedPlayer(script, _name(record, s)) for s in SEATS]
     players[seat] = _ComparingPlayer(RemotePlayer(bot), players[seat], report)
     table = Table(
         players,
-        seed=record.get("seed") or 0,
+        seed=record.seed or 0,
         options=options,
-        first_dealer=record["first_dealer"],
+        first_dealer=record.first_dealer,
         game_id=GAME_ID,
         time_control=time_control or TimeControl(),
         bot_seeds=[_bot_seed(record, s) for s in SEATS],
@@ -169,34 +169,32 @@ def _last_words(log: Path) -> str:
     return f" (its last output: {lines[-1].strip()})" if lines else ""
 
 
-def _name(record: dict[str, Any], seat: Seat) -> object:
-    for player in record.get("players", []):
-        if isinstance(player, dict) and player.get("seat") == seat:
-            return player.get("name", "")
-    return ""
+def _name(record: GameRecord, seat: Seat) -> str:
+    player = record.player(seat)
+    return player.name if player is not None else ""
 
 
-def _bot_seed(record: dict[str, Any], seat: Seat) -> str:
+def _bot_seed(record: GameRecord, seat: Seat) -> str:
     """The seed the seat's bot got in the game (records keep it), else a fresh one: never
     the game's own seed, from which the deals follow."""
-    for player in record.get("players", []):
-        if isinstance(player, dict) and player.get("seat") == seat and player.get("seed"):
-            return str(player["seed"])
+    player = record.player(seat)
+    if player is not None and player.seed:
+        return str(player.seed)
     return secrets.token_hex(16)
 
 
 class _Script:
     """The record's decks and decisions, followed as the table plays them."""
 
-    def __init__(self, record: dict[str, Any]) -> None:
+    def __init__(self, record: GameRecord) -> None:
         self.record = record
-        self.hands: Sequence[dict[str, Any]] = record["hands"]
+        self.hands = record.hands
         self.hand, self.index = 1, 0
 
     def deck(self, number: int) -> list[Card]:
         if number <= len(self.hands):
-            return parse_deck(self.hands[number - 1]["deck"])
-        return deck_for(self.record.get("seed") or 0, number)  # beyond a forfeited game's end
+            return list(self.hands[number - 1].deck)
+        return deck_for(self.record.seed or 0, number)  # beyond a forfeited game's end
 
     def advance(self, event: TableEvent) -> None:
         if isinstance(event, Dealt):
@@ -206,12 +204,12 @@ class _Script:
 
     def next_action(self) -> Action:
         """The recorded decision at this point of the game; a fault where the record ends."""
-        decisions = self.hands[self.hand - 1].get("decisions", []) if self.hands else []
+        decisions = self.hands[self.hand - 1].decisions if self.hands else ()
         if self.index < len(decisions):
-            return parse_action(str(decisions[self.index]["action"]))
-        for fault in self.record.get("faults", []):
-            if fault.get("hand") == self.hand and fault.get("decision") == self.index:
-                raise Fault(FaultKind(fault["kind"]), str(fault.get("detail", "")))
+            return decisions[self.index].action
+        for fault in self.record.faults:
+            if (fault.hand, fault.decision) == (self.hand, self.index):
+                raise Fault(FaultKind(fault.kind), fault.detail)
         raise Fault(FaultKind.DISCONNECTED, "the record ends here")
 
 

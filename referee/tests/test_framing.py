@@ -110,7 +110,7 @@ def test_a_framed_game_end_decodes_to_the_final_view_and_the_events_since_the_la
         wire = sent[-1]
         assert isinstance(wire, bytes)
         end = pb.RefereeMessage.FromString(wire).game_end
-        assert end.game_id == "g" and list(end.scores) == record["result"]["scores"]
+        assert end.game_id == "g" and tuple(end.scores) == record.result.scores
         assert view_from_proto(end.view) == witness.final
         assert [event_from_proto(e, seat) for e in end.events] == witness.since
         assert witness.since, "at least the last hand's scoring comes with the end"

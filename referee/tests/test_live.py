@@ -70,15 +70,15 @@ def test_the_journal_gives_the_record_so_far_after_every_event_and_the_final_rec
     assert {"Decided", "HandScored"} <= checked
     reader.read()
     assert reader.finished and reader.record == final
-    assert final["hands"][0]["decisions"][0]["ms"] == 12.346  # times are journaled too
-    assert final["result"] is not None
+    assert final.hands[0].decisions[0].ms == 12.346  # times are journaled too
+    assert final.result is not None
 
 
 def test_a_forfeit_is_journaled_with_its_fault(tmp_path):
     bots = [RandomBot(0), Illegal(1), RandomBot(2), RandomBot(3)]
     final, _, reader, checked = _play_journaled(tmp_path, bots, seed=5)
     assert "Faulted" in checked and reader.finished and reader.record == final
-    assert final["result"]["termination"] == "forfeit" and final["faults"]
+    assert final.result.termination == "forfeit" and final.faults
 
 
 def test_substitutes_after_a_fault_are_journaled(tmp_path):
@@ -86,7 +86,7 @@ def test_substitutes_after_a_fault_are_journaled(tmp_path):
     final, _, reader, _ = _play_journaled(
         tmp_path, bots, seed=5, fault_policy=FaultPolicy.SUBSTITUTE
     )
-    assert reader.record == final and final["result"]["termination"] != "forfeit"
+    assert reader.record == final and final.result.termination != "forfeit"
 
 
 def test_closing_the_feed_removes_the_journal(tmp_path):
@@ -104,11 +104,11 @@ def test_a_reader_never_applies_half_a_line(tmp_path):
     partial.write_bytes(whole[:cut])
     reader = JournalReader(partial)
     reader.read()
-    assert reader.record["hands"] == []
+    assert reader.record.hands == ()
     with partial.open("ab") as file:
         file.write(whole[cut:])
     reader.read()
-    assert reader.finished and len(reader.record["hands"]) >= 1
+    assert reader.finished and len(reader.record.hands) >= 1
 
 
 def test_a_journal_that_the_game_cannot_follow_is_a_journal_error(tmp_path):
@@ -191,5 +191,5 @@ def test_a_journal_that_cannot_be_written_is_given_up_and_the_game_goes_on(tmp_p
     feed = _publisher(tmp_path).feed("pair-00000-a")
     table = Table([BotPlayer(RandomBot(s)) for s in range(4)], seed=1, watchers=[feed])
     record = play_in_process(table.play()).record
-    assert record["result"] is not None
+    assert record.result is not None
     feed.close()

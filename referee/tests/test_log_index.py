@@ -29,27 +29,27 @@ def test_each_line_a_bot_writes_while_asked_is_indexed_at_the_decision_it_chose(
         tmp_path / "logs", [random_bot, chatty(tmp_path, 10_000), random_bot, random_bot]
     )
     record = run.results[0].record
-    log = log_file(tmp_path / "logs", record["players"][1]["log"])
+    log = log_file(tmp_path / "logs", record.players[1].log)
     chose = [line for line in game_lines(log, "g0", 1) if line.text.startswith("chose ")]
     asked = [
-        decision["action"]
-        for hand in record["hands"]
-        for decision in hand["decisions"]
-        if decision["seat"] == 1 and not decision["forced"]
+        decision.action
+        for hand in record.hands
+        for decision in hand.decisions
+        if decision.seat == 1 and not decision.forced
     ]
     assert len(chose) == len(asked) > 5
     for line in chose:
         assert line.tag is not None and line.tag.asked and line.tag.game == "g0"
-        decision = record["hands"][line.tag.hand - 1]["decisions"][line.tag.decision]
-        assert (decision["seat"], f"chose {decision['action']}") == (1, line.text)
+        decision = record.hands[line.tag.hand - 1].decisions[line.tag.decision]
+        assert (decision.seat, f"chose {decision.action}") == (1, line.text)
 
 
 def test_a_crashs_traceback_is_indexed_at_the_decision_the_bot_failed(tmp_path, random_bot):
     run = play_games(tmp_path / "logs", [random_bot, chatty(tmp_path, 4), random_bot, random_bot])
     record = run.results[0].record
-    [fault] = record["faults"]
-    log = log_file(tmp_path / "logs", record["players"][1]["log"])
-    failed = LogTag("g0", fault["hand"], fault["decision"], asked=True)
+    [fault] = record.faults
+    log = log_file(tmp_path / "logs", record.players[1].log)
+    failed = LogTag("g0", fault.hand, fault.decision, asked=True)
     at_fault = [line.text for line in game_lines(log, "g0", 1) if line.tag == failed]
     assert "Traceback (most recent call last):" in at_fault
     assert at_fault[-1] == "ValueError: chatty gives up at its decision 4"

@@ -13,7 +13,7 @@ import pytest
 from pitch_referee.referee import PlayerSlot, Referee
 from pitch_sdk import reference
 from pitch_sdk.protocol import messages as pb
-from pitch_sdk.record import replay
+from pitch_sdk.replay import check
 from pitch_testkit.referee import assert_nothing_left, play_games
 
 pytestmark = pytest.mark.slow
@@ -23,12 +23,12 @@ def test_four_bot_processes_play_complete_games_that_replay(tmp_path, random_bot
     run = play_games(tmp_path / "logs", [random_bot] * 4, games=2)
     for result in run.results:
         record = result.record
-        assert record["faults"] == []
-        assert record["result"]["termination"] in ("target", "moon", "hand_cap")
-        assert all(player["name"] == "random" for player in record["players"])
-        decisions = [d for hand in record["hands"] for d in hand["decisions"] if not d["forced"]]
-        assert decisions and all("ms" in decision for decision in decisions)
-        assert replay(record).ok, replay(record).discrepancy
+        assert record.faults == ()
+        assert record.result.termination in ("target", "moon", "hand_cap")
+        assert all(player.name == "random" for player in record.players)
+        decisions = [d for hand in record.hands for d in hand.decisions if not d.forced]
+        assert decisions and all(decision.ms is not None for decision in decisions)
+        assert check(record).ok, check(record).discrepancy
     assert_nothing_left(run)
 
 
@@ -55,8 +55,8 @@ def test_bot_started_by_hand_joins_with_the_printed_address_and_token(tmp_path, 
             return result.record
 
     record = asyncio.run(main())
-    assert record["faults"] == [] and record["players"][3]["name"] == "mine"
-    assert replay(record).ok
+    assert record.faults == () and record.players[3].name == "mine"
+    assert check(record).ok
 
 
 async def _hello_reply(address: str, hello: pb.Hello) -> grpc.aio.AioRpcError:
@@ -121,4 +121,4 @@ def test_referee_can_serve_on_tcp(tmp_path, random_bot):
 
     address, record = asyncio.run(main())
     assert address.startswith("127.0.0.1:") and not address.endswith(":0")
-    assert record["faults"] == []
+    assert record.faults == ()

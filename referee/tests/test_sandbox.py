@@ -73,7 +73,7 @@ def attack(tmp_path: Path, random_bot: BotManifest, bot: BotManifest, **options)
 
 
 def reports(run: Run) -> list[str]:
-    log = Path(run.results[0].record["players"][HOSTILE_SEAT]["log"])
+    log = Path(run.results[0].record.players[HOSTILE_SEAT].log)
     return [line for line in log.read_text(errors="replace").splitlines() if "ATTACK" in line]
 
 
@@ -86,8 +86,8 @@ def assert_blocked(run: Run, expected: int) -> None:
 def assert_honest_seats_unharmed(run: Run) -> None:
     """The games finished, and nobody but the hostile seat faulted."""
     for result in run.results:
-        assert result.record["result"] is not None
-        assert {fault["seat"] for fault in result.faults} <= {HOSTILE_SEAT}
+        assert result.record.result is not None
+        assert {fault.seat for fault in result.faults} <= {HOSTILE_SEAT}
 
 
 def host_processes_with(marker: str) -> list[int]:
@@ -216,17 +216,17 @@ def test_a_memory_hog_is_killed_at_its_limit_and_only_its_team_loses(tmp_path, r
         time_control=TimeControl(limit_ms=10_000, reserve_ms=0),
     )
     faults = [fault for result in run.results for fault in result.faults]
-    assert faults and {fault["seat"] for fault in faults} == {HOSTILE_SEAT}
-    assert faults[0]["kind"] == "crashed"
-    assert "memory limit (200 MB)" in faults[0]["detail"]
+    assert faults and {fault.seat for fault in faults} == {HOSTILE_SEAT}
+    assert faults[0].kind == "crashed"
+    assert "memory limit (200 MB)" in faults[0].detail
     for result in run.results:
-        assert result.record["result"]["winner"] == 0  # seat 1's team forfeits
+        assert result.record.result.winner == 0  # seat 1's team forfeits
     assert_nothing_survives(run)
 
 
 def test_flooded_output_stays_capped_in_the_log(tmp_path, random_bot, hostile):
     run = attack(tmp_path, random_bot, hostile("flood"), games=1)
-    log = Path(run.results[0].record["players"][HOSTILE_SEAT]["log"])
+    log = Path(run.results[0].record.players[HOSTILE_SEAT].log)
     assert log.stat().st_size <= LOG_CAP_BYTES + 1024
     assert_honest_seats_unharmed(run)
 
@@ -270,16 +270,16 @@ def test_a_cpu_burner_takes_no_cpu_on_the_opponents_turn(tmp_path, random_bot, h
         )
         assert_honest_seats_unharmed(run)
         times = [
-            decision["ms"]
+            decision.ms
             for result in run.results
-            for hand in result.record["hands"]
-            for decision in hand["decisions"]
-            if decision["seat"] % 2 == 0 and "ms" in decision
+            for hand in result.record.hands
+            for decision in hand.decisions
+            if decision.seat % 2 == 0 and decision.ms is not None
         ]
         cpu = {team: 0.0 for team in (0, 1)}
         for result in run.results:
-            for player in result.record["players"]:
-                cpu[player["seat"] % 2] += player["cpu_ms"]
+            for player in result.record.players:
+                cpu[player.seat % 2] += player.cpu_ms
         return statistics.median(times), cpu
 
     cores = os.sched_getaffinity(0)

@@ -46,7 +46,7 @@ class Matches:
                 self.slots, game_id=f"{match}-game", seed=deals, options=SHORT_GAMES
             )
             pids = [(await referee.bot(slot)).process.pid for slot in self.slots]
-        return pids, result.record["faults"]
+        return pids, result.record.faults
 
 
 def play(tmp_path: Path, scenario) -> None:
@@ -63,7 +63,7 @@ def test_a_match_on_other_deals_borrows_the_last_matchs_processes(tmp_path: Path
         first, _ = await matches.play("m1", deals="1")
         assert warm.idle == 4
         second, faults = await matches.play("m2", deals="2")
-        assert sorted(second) == sorted(first) and faults == []
+        assert sorted(second) == sorted(first) and faults == ()
 
     play(tmp_path, scenario)
 
@@ -98,7 +98,7 @@ def test_a_process_that_died_while_idle_is_replaced_and_costs_no_game(tmp_path: 
         os.kill(first[2], signal.SIGKILL)
         await asyncio.sleep(0.5)
         second, faults = await matches.play("m2", deals="2")
-        assert faults == []
+        assert faults == ()
         assert len(set(second) & set(first)) == 3 and first[2] not in second
 
     play(tmp_path, scenario)

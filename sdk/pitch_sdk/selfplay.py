@@ -11,10 +11,10 @@ is for debugging.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from .bot import Bot, ask, listens, notify, start_game
 from .cards import Seat
+from .gamerecord import GameRecord
 from .options import RuleOptions
 from .table import (
     Answer,
@@ -75,7 +75,7 @@ def play_game(
     bot_seeds: Sequence[str] = ("", "", "", ""),
     time_control: TimeControl | None = None,
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT,
-) -> dict[str, Any]:
+) -> GameRecord:
     """Play one game between ``bots`` (indexed by seat) and return its record.
 
     Forced decisions (a single legal option) are taken without asking the bot. Give

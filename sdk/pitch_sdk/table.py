@@ -22,9 +22,11 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeAlias, TypeVar
 
+from . import gamerecord
 from .actions import Action, IllegalActionError, InvalidActionError, StockChoice
 from .cards import SEATS, Card, CardMask, Seat
 from .faults import Fault, FaultKind
+from .gamerecord import GameRecord
 from .options import RuleOptions
 from .progress import HandResult, Outcome
 from .record import GameRecorder
@@ -232,10 +234,10 @@ class Watcher(Protocol):
 class TableResult:
     """What a finished game leaves."""
 
-    record: dict[str, Any]
-    """The game record (``docs/record-format.md``)."""
-    faults: list[dict[str, Any]] = field(default_factory=list)
-    """The faults as the record holds them."""
+    record: GameRecord
+    """The game record."""
+    faults: list[gamerecord.Fault] = field(default_factory=list)
+    """The faults, as the record holds them."""
     gone: set[Seat] = field(default_factory=set)
     """Seats whose player could not play on (crashed, hung, never started)."""
 
@@ -245,7 +247,7 @@ class Table:
 
     ``decks`` gives the deck order of each hand number (default: the seeded deck of
     ``seed``); ``bot_seeds`` are the players' own seeds (see ``GameStart.seed``);
-    ``notes`` are extra fields for each seat's entry in the record's ``players``.
+    ``notes`` are more fields of each seat's ``gamerecord.Player`` (``log``, ``seed``).
     """
 
     def __init__(
@@ -282,8 +284,7 @@ class Table:
         )
         """Who plays each seat, as every seat is told."""
         entries = [
-            {"seat": seat, "name": self.info[seat].name, "version": self.info[seat].version}
-            | dict(notes[seat])
+            gamerecord.Player(seat, self.info[seat].name, self.info[seat].version, **notes[seat])
             for seat in SEATS
         ]
         self.recorder = GameRecorder(options, seed=seed, first_dealer=first_dealer, players=entries)
@@ -330,11 +331,10 @@ class Table:
 
     def _start(self) -> None:
         if self.watchers:
-            record = self.recorder.record()
+            record = self.recorder.record().to_json()
             heading = {
                 key: record[key] for key in record if key not in ("hands", "faults", "result")
             }
-            heading["players"] = [dict(player) for player in record["players"]]  # a copy
             self._watch(Started(self.game_id, heading))
         for seat in SEATS:
             game = GameStart(
@@ -411,8 +411,7 @@ class Table:
             entry["elapsed_ms"] = round(elapsed_ms, 1)
         if fault.log is not None:
             entry["log"] = fault.log
-        self.recorder.fault(entry)
-        self.result.faults.append(entry)
+        self.result.faults.append(self.recorder.fault(entry))
         if fault.kind.needs_restart:
             self.result.gone.add(seat)
         self._watch(Faulted(seat, entry))

@@ -22,9 +22,9 @@ from pitch_sdk.analysis.costs import play_costs
 from pitch_sdk.analysis.samples import first_lead
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.options import RuleOptions
+from pitch_sdk.replay import Step, replay
 from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
-from pitch_sdk.walk import Step, walk
 
 POSITIONS = int(os.environ.get("PITCH_ANALYSIS_POSITIONS", "10000"))
 LATE_CARDS = 12
@@ -78,7 +78,7 @@ def test_a_hand_not_in_its_play_is_refused_with_the_reason() -> None:
 
 def test_a_cards_cost_is_what_its_team_loses_against_the_positions_value() -> None:
     game = play_game([GreedyBot() for _ in range(4)], seed=5, options=RuleOptions(hand_cap=3))
-    steps = {(step.hand, step.index): step for step in walk(game) if isinstance(step, Step)}
+    steps = {(step.hand, step.index): step for step in replay(game) if isinstance(step, Step)}
     costs = list(play_costs(game))
     assert costs
     for cost in costs:

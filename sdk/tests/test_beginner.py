@@ -29,7 +29,7 @@ def test_registered_as_beginner() -> None:
 def test_every_answer_is_legal_and_no_game_has_a_fault(seed: int) -> None:
     bots = [CheckedBeginner(seat) for seat in range(4)]
     record = play_game(bots, seed=seed, first_dealer=seed % 4)
-    assert not record["faults"]
+    assert not record.faults
 
 
 def test_names_the_suit_it_holds_most_trumps_of() -> None:
@@ -45,7 +45,7 @@ def _pair_wins(strong: type[Bot], weak: type[Bot], pairs: int) -> int:
         for swapped in (False, True):
             first, second = (weak, strong) if swapped else (strong, weak)
             bots = [first(1), second(2), first(3), second(4)]
-            winner = play_game(bots, seed=f"rung-{pair}")["result"]["winner"]
+            winner = play_game(bots, seed=f"rung-{pair}").result.winner
             wins += winner == (1 if swapped else 0)
     return wins
 

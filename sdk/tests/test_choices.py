@@ -16,13 +16,14 @@ from pitch_sdk.analysis.choices import choice_values, decision_values
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import SEATS, parse_card
 from pitch_sdk.determinize import determinize
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.progress import PLAYING
+from pitch_sdk.replay import Step, replay
 from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
 from pitch_sdk.views import PlayerView
-from pitch_sdk.walk import Step, walk
 
 
 def bidding_with(cards: Sequence[str]) -> GameState:
@@ -84,7 +85,7 @@ def test_a_card_to_play_is_valued_by_solving_the_rest_of_the_play_on_each_sample
     record = play_game([GreedyBot() for _ in SEATS], 3, RuleOptions(hand_cap=1))
     event = next(  # a defender in the middle of a trick: its hand score is what it takes
         e
-        for e in walk(record)
+        for e in replay(record)
         if isinstance(e, Step) and e.before.decision() is Decision.PLAY and e.before.trick
         if len(e.before.legal_actions()) > 1 and e.seat % 2 != e.before.bidder % 2
     )
@@ -109,10 +110,10 @@ GAMES = {
 }
 
 
-def choice_views(record: dict) -> list[PlayerView]:
+def choice_views(record: GameRecord) -> list[PlayerView]:
     return [
         event.before.view(event.seat)
-        for event in walk(record)
+        for event in replay(record)
         if isinstance(event, Step) and event.before.decision() is not Decision.PLAY
         if not event.forced
     ]
@@ -172,7 +173,7 @@ def faulty_game() -> dict:
 
     bots = [GreedyBot(), GreedyBot(), GreedyBot(), Faulty()]
     record = play_game(bots, 2, RuleOptions(hand_cap=2), fault_policy=FaultPolicy.SUBSTITUTE)
-    assert record["faults"]
+    assert record.faults
     return record
 
 

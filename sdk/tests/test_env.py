@@ -39,7 +39,7 @@ from pitch_sdk.env.observation import (
     SCALAR_FIELDS,
 )
 from pitch_sdk.progress import Phase
-from pitch_sdk.record import replay
+from pitch_sdk.replay import check
 from pitch_sdk.rules import CHANCE, GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.views import PlayerView
@@ -106,22 +106,22 @@ def test_resets_without_a_seed_follow_on_from_the_last_seed() -> None:
     first.reset()
     second.reset()
     assert first.game_seed == second.game_seed != 3
-    assert first.record()["hands"][0]["deck"] == second.record()["hands"][0]["deck"]
+    assert first.record().hands[0].deck == second.record().hands[0].deck
 
 
 def test_the_game_of_a_seed_is_dealt_as_pitch_simulate_deals_it() -> None:
     env = PitchEnv()
     env.reset(seed=7)
     simulated = play_game([GreedyBot() for _ in range(4)], seed=7)
-    assert env.record()["hands"][0]["deck"] == simulated["hands"][0]["deck"]
+    assert env.record().hands[0].deck == simulated.hands[0].deck
 
 
 def test_a_played_game_is_a_legal_game_whose_record_replays() -> None:
     env = PitchEnv()
     play_randomly(env, 5, random.Random(5))
     record = env.record()
-    assert replay(record).ok
-    assert record["result"] is not None
+    assert check(record).ok
+    assert record.result is not None
 
 
 def test_an_agent_is_never_asked_a_question_with_one_answer() -> None:
@@ -129,8 +129,8 @@ def test_an_agent_is_never_asked_a_question_with_one_answer() -> None:
     seen = play_randomly(env, 8, random.Random(8))
     asked = [mask for *_, mask, _reward in seen if mask.any()]
     assert asked and all(mask.sum() >= 2 for mask in asked)
-    decisions = [d for hand in env.record()["hands"] for d in hand["decisions"]]
-    assert any(decision["forced"] for decision in decisions)  # the table took those
+    decisions = [d for hand in env.record().hands for d in hand.decisions]
+    assert any(decision.forced for decision in decisions)  # the table took those
 
 
 def test_hand_rewards_add_up_to_the_final_score_difference_for_each_team() -> None:
@@ -139,7 +139,7 @@ def test_hand_rewards_add_up_to_the_final_score_difference_for_each_team() -> No
     total = {agent: 0.0 for agent in env.possible_agents}
     for agent, _observation, _mask, reward in seen:
         total[agent] += reward  # last() gives what accrued since the agent's last step
-    scores = env.record()["hands"][-1]["scores"]
+    scores = env.record().hands[-1].score.scores
     assert total["seat_0"] == total["seat_2"] == scores[0] - scores[1]
     assert total["seat_1"] == total["seat_3"] == scores[1] - scores[0]
 
@@ -147,7 +147,7 @@ def test_hand_rewards_add_up_to_the_final_score_difference_for_each_team() -> No
 def test_game_rewards_are_one_for_the_winners_and_minus_one_for_the_losers() -> None:
     env = PitchEnv(reward="game")
     seen = play_randomly(env, 4, random.Random(4))
-    winner = env.record()["result"]["winner"]
+    winner = env.record().result.winner
     final = {agent: reward for agent, *_rest, reward in seen[-4:]}
     assert final == {f"seat_{seat}": 1.0 if seat % 2 == winner else -1.0 for seat in range(4)}
     assert all(reward == 0 for *_rest, reward in seen[:-4])
@@ -158,8 +158,8 @@ def test_bot_seats_are_played_by_the_table_and_are_not_agents() -> None:
     seen = play_randomly(env, 2, random.Random(2))
     assert env.possible_agents == ["seat_0", "seat_2"]
     assert {agent for agent, *_ in seen} == {"seat_0", "seat_2"}
-    assert [player["name"] for player in env.record()["players"]][1::2] == ["greedy", "greedy"]
-    assert replay(env.record()).ok
+    assert [player.name for player in env.record().players][1::2] == ["greedy", "greedy"]
+    assert check(env.record()).ok
 
 
 def test_bots_only_in_seats_zero_to_three_and_never_in_all_four() -> None:
@@ -380,8 +380,8 @@ def test_a_policy_bot_plays_exactly_as_the_same_policy_plays_in_the_environment(
         env.step(None if terminated else lowest_legal(**_named(observation)))
     bots = [PolicyBot(lowest_legal), GreedyBot(), PolicyBot(lowest_legal), GreedyBot()]
     record = play_game(bots, seed=5, bot_seeds=[f"5:{seat}" for seat in range(4)])
-    assert [hand["decisions"] for hand in record["hands"]] == [
-        hand["decisions"] for hand in env.record()["hands"]
+    assert [hand.decisions for hand in record.hands] == [
+        hand.decisions for hand in env.record().hands
     ]
 
 
@@ -392,7 +392,7 @@ def test_the_sample_policy_bot_folder_plays_a_game_that_replays() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     bots = [PolicyBot(module.policy), GreedyBot(), PolicyBot(module.policy), GreedyBot()]
-    assert replay(play_game(bots, seed=12)).ok
+    assert check(play_game(bots, seed=12)).ok
 
 
 def _named(observation: dict) -> dict:
@@ -425,7 +425,7 @@ def test_the_benchmarks_floor_is_a_pettingzoo_environment_that_passes_the_api_te
 
 def test_the_sdk_imports_without_the_env_extra() -> None:
     code = (
-        "import sys, pitch_sdk.selfplay, pitch_sdk.run, pitch_sdk.record, pitch_sdk.walk, "
+        "import sys, pitch_sdk.selfplay, pitch_sdk.run, pitch_sdk.record, pitch_sdk.replay, "
         "pitch_sdk.determinize, pitch_sdk.bots; "
         "print(sorted(m for m in ('numpy', 'gymnasium', 'pettingzoo') if m in sys.modules))"
     )

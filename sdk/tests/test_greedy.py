@@ -35,8 +35,8 @@ def test_greedy_always_answers_legally(seed: int) -> None:
     mixed = [CheckedGreedy(seed), RandomBot(seed), CheckedGreedy(seed + 1), RandomBot(seed + 1)]
     for bots in (everyone, mixed, mixed[1:] + mixed[:1]):
         record = play_game(bots, f"legal-{seed}")
-        assert record["result"]["termination"] != "forfeit"
-        assert not record["faults"]
+        assert record.result.termination != "forfeit"
+        assert not record.faults
     assert CheckedGreedy.decisions > 0
 
 
@@ -64,6 +64,6 @@ def test_greedy_beats_random_both_ways() -> None:
                 GreedyBot(seed * 4 + seat) if seat % 2 == team else RandomBot(seed * 4 + seat)
                 for seat in range(4)
             ]
-            if play_game(bots, seed)["result"]["winner"] == team:
+            if play_game(bots, seed).result.winner == team:
                 wins[team] += 1
     assert min(wins) >= 0.9 * games, f"greedy won {wins[0]} as team 0, {wins[1]} as team 1"

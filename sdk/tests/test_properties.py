@@ -6,6 +6,7 @@ deals are the seeded ones (``deck_for``), the decisions uniformly random.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Iterator
@@ -29,9 +30,10 @@ from pitch_sdk.cards import (
     team_of,
 )
 from pitch_sdk.deck import deck_for
+from pitch_sdk.gamerecord import GameRecord, RecordError
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.progress import LOOKING
-from pitch_sdk.record import replay
+from pitch_sdk.replay import ReplayResult, check
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.selfplay import play_game
 from pitch_testkit.hands import random_walk
@@ -57,8 +59,18 @@ def walk(seed: int, rules: RuleOptions, dealer: int = 0) -> Iterator[GameState]:
 
 
 def random_record(seed: int, rules: RuleOptions, dealer: int = 0) -> dict:
+    """A random game's record as its file holds it (JSON), to read and tamper with."""
     bots = [RandomBot(f"{seed}:{seat}") for seat in range(4)]
-    return play_game(bots, seed, rules, dealer)
+    return play_game(bots, seed, rules, dealer).to_json()
+
+
+def replay(data: dict) -> ReplayResult:
+    """What a reader reports of a record file holding ``data``: the replay's verdict, or
+    (for a record that does not read) the reading's error with no state."""
+    try:
+        return check(GameRecord.from_json(data))
+    except RecordError as error:
+        return ReplayResult(GameState(), str(error))
 
 
 def places(state: GameState) -> list[int]:
@@ -234,6 +246,18 @@ def test_the_dealer_passes_left_after_every_hand(seed: int, rules: RuleOptions) 
 
 
 # --- records --------------------------------------------------------------------------
+
+
+@SOME
+@given(seeds, options, dealers)
+def test_every_record_reads_back_from_its_json_file_form_as_the_same_typed_record(
+    seed: int, rules: RuleOptions, dealer: int
+) -> None:
+    bots = [RandomBot(f"{seed}:{seat}") for seat in range(4)]
+    record = play_game(bots, seed, rules, dealer)
+    data = json.loads(json.dumps(record.to_json()))
+    assert GameRecord.from_json(data) == record
+    assert GameRecord.from_json(data).to_json() == data
 
 
 @SOME

@@ -11,33 +11,45 @@ import pytest
 from pitch_sdk.actions import parse_action
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.deck import deck_for
+from pitch_sdk.gamerecord import (
+    FORMAT,
+    MALFORMED,
+    VERSION,
+    GameRecord,
+    Player,
+    RecordError,
+    parse_deck,
+)
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.progress import Termination
-from pitch_sdk.record import (
-    FORMAT,
-    VERSION,
-    GameRecorder,
-    RecordError,
-    load_record,
-    parse_deck,
-    replay,
-    write_record,
-)
+from pitch_sdk.record import GameRecorder, load_record, write_record
+from pitch_sdk.replay import Dealt, ReplayResult, Step, check
+from pitch_sdk.replay import replay as replay_steps
 from pitch_sdk.selfplay import play_game
 
 SHORT = RuleOptions(hand_cap=3)
 
 
 def short_game(seed: int = 11, rules: RuleOptions = SHORT) -> dict:
-    return play_game([RandomBot(f"{seed}:{seat}") for seat in range(4)], seed, rules)
+    """A played game's record as its file holds it (JSON), to tamper with."""
+    return play_game([RandomBot(f"{seed}:{seat}") for seat in range(4)], seed, rules).to_json()
+
+
+def replay(data: dict) -> ReplayResult:
+    """The verdict on a record file holding ``data``: read into types, then replayed.
+
+    Raises:
+        RecordError: ``data`` is not a well-formed record.
+    """
+    return check(GameRecord.from_json(data))
 
 
 def forfeited_game(decisions: int = 7, seat: int | None = None) -> dict:
     """A game stopped by a forfeit in the middle of its second hand."""
-    recorder = GameRecorder(seed=5, players=[{"seat": s, "name": "x"} for s in range(4)])
+    recorder = GameRecorder(seed=5, players=[Player(s, "x") for s in range(4)])
     bot = RandomBot(5)
     state = recorder.state
-    while state.hand_number < 2 or len(recorder.record()["hands"][-1]["decisions"]) < decisions:
+    while state.hand_number < 2 or len(recorder.record().hands[-1].decisions) < decisions:
         if state.current_seat() == -1:
             recorder.deal()
         else:
@@ -45,18 +57,18 @@ def forfeited_game(decisions: int = 7, seat: int | None = None) -> dict:
     faulty = state.current_seat() if seat is None else seat
     recorder.fault({"seat": faulty, "kind": "timeout", "detail": "no answer in 1 s"})
     recorder.forfeit(faulty)
-    return recorder.record()
+    return recorder.record().to_json()
 
 
 # --- writing and reading --------------------------------------------------------------
 
 
 def test_record_round_trips_through_write_record_and_load_record(tmp_path: Path) -> None:
-    record = short_game()
+    record = GameRecord.from_json(short_game())
     path = tmp_path / "game.json"
     write_record(record, path)
     assert load_record(path) == record
-    assert replay(load_record(path)).ok
+    assert check(load_record(path)).ok
     assert [p.name for p in tmp_path.iterdir()] == ["game.json"]  # no temporary file left
 
 
@@ -126,8 +138,8 @@ def test_recorder_without_a_seed_needs_explicit_decks() -> None:
     with pytest.raises(ValueError, match="without a seed needs explicit deck orders"):
         recorder.deal()
     recorder.deal(list(range(54)))
-    assert recorder.record()["hands"][0]["deck"][:2] == ["2C", "3C"]
-    assert replay(recorder.record()).ok
+    assert recorder.record().to_json()["hands"][0]["deck"][:2] == ["2C", "3C"]
+    assert check(recorder.record()).ok
 
 
 # --- replay ---------------------------------------------------------------------------
@@ -166,9 +178,11 @@ def test_replay_reports_an_illegal_recorded_action() -> None:
 def test_replay_reports_an_unreadable_recorded_action() -> None:
     record = copy.deepcopy(short_game())
     record["hands"][0]["decisions"][1]["action"] = "bid lots"
-    result = replay(record)
-    assert result.discrepancy is not None
-    assert result.discrepancy.startswith("hand 1, decision 2: cannot read action 'bid lots'")
+    with pytest.raises(
+        RecordError,
+        match=r"^not a well-formed game record: hand 1, decision 2: cannot read action 'bid lots'",
+    ):
+        replay(record)
 
 
 def test_replay_reports_a_wrong_forced_flag() -> None:
@@ -190,8 +204,7 @@ def test_replay_reports_a_wrong_forced_flag() -> None:
         ("points", [13, 13], "recorded points [13, 13]"),
         ("dead", 99, "recorded dead points 99"),
         ("scores", [99, 99], "recorded scores [99, 99]"),
-        ("made", None, "'made' should be true or false, found None"),
-        ("tricks", [], "recorded tricks []"),
+        ("tricks", [], "recorded tricks ()"),
     ],
 )
 def test_replay_reports_a_changed_hand_fact(key: str, value: object, message: str) -> None:
@@ -215,9 +228,10 @@ def test_replay_reports_an_unreadable_deck() -> None:
     record = copy.deepcopy(short_game())
     record["seed"] = None
     record["hands"][0]["deck"][5] = "ZZ"
-    result = replay(record)
-    assert result.discrepancy is not None
-    assert result.discrepancy.startswith("hand 1: unreadable deck")
+    with pytest.raises(
+        RecordError, match=r"^not a well-formed game record: hand 1: unreadable deck"
+    ):
+        replay(record)
 
 
 def test_replay_reports_a_changed_result() -> None:
@@ -271,16 +285,16 @@ def test_replay_of_a_game_in_progress_is_fine() -> None:
     recorder.deal()
     for action in ("pass", "bid 5", "pass"):
         recorder.decide(parse_action(action))
-    assert replay(recorder.record()).ok
+    assert check(recorder.record()).ok
 
 
-def test_replay_reports_unknown_rule_options_as_a_malformed_record() -> None:
+def test_a_record_with_unknown_rule_options_is_refused_as_malformed() -> None:
     record = copy.deepcopy(short_game())
     record["rules"]["trumps"] = "always hearts"
-    result = replay(record)
-    assert result.malformed
-    assert result.discrepancy is not None
-    assert result.discrepancy.startswith("rules: unknown rule option 'trumps'")
+    with pytest.raises(
+        RecordError, match=r"^not a well-formed game record: rules: unknown rule option 'trumps'"
+    ):
+        replay(record)
 
 
 def _set(path: tuple, value: object):
@@ -315,21 +329,24 @@ def _set(path: tuple, value: object):
         (_set(("result",), "won"), "record: 'result' should be an object, found 'won'"),
         (_set(("faults",), [{"hand": 1}]), "faults[0]: 'decision' is missing"),
         (_set(("players",), [1]), "players[0]: should be an object, found 1"),
+        (_set(("hands", 1, "made"), None), "hand 2: 'made' should be true or false, found None"),
+        (_set(("hands", 1, "points"), [1]), "hand 2: 'points' should be two whole numbers"),
+        (_set(("result", "forfeited_by"), 7), "result: 'forfeited_by' should be a seat"),
     ],
 )
-def test_replay_calls_a_record_it_cannot_walk_malformed_and_says_where(change, message) -> None:
+def test_a_record_that_cannot_be_walked_is_refused_naming_the_place(change, message) -> None:
     record = copy.deepcopy(short_game())
     change(record)
-    result = replay(record)
-    assert result.malformed and not result.ok
-    assert result.discrepancy is not None and result.discrepancy.startswith(message)
+    with pytest.raises(RecordError) as refused:
+        replay(record)
+    assert str(refused.value).startswith(f"{MALFORMED}: {message}")
 
 
-def test_a_readable_record_the_engine_disputes_is_not_malformed() -> None:
+def test_a_readable_record_the_engine_disputes_reads_and_replays_to_a_discrepancy() -> None:
     record = copy.deepcopy(short_game())
     record["hands"][0]["decisions"][0]["action"] = "bid 3"
     result = replay(record)
-    assert not result.ok and not result.malformed
+    assert not result.ok
 
 
 # --- forfeits -------------------------------------------------------------------------
@@ -341,12 +358,19 @@ def test_a_forfeit_record_replays_without_discrepancy(tmp_path: Path) -> None:
     faulty = record["result"]["forfeited_by"]
     assert record["result"]["winner"] == 1 - faulty % 2
     assert record["faults"] == [
-        {"hand": 2, "decision": 7, "seat": faulty, "kind": "timeout", "detail": "no answer in 1 s"}
+        {
+            "hand": 2,
+            "decision": 7,
+            "seat": faulty,
+            "kind": "timeout",
+            "detail": "no answer in 1 s",
+            "decision_kind": None,
+        }
     ]
     assert "scores" not in record["hands"][-1]  # the hand was cut short
     path = tmp_path / "forfeit.json"
-    write_record(record, path)
-    result = replay(load_record(path))
+    write_record(GameRecord.from_json(record), path)
+    result = check(load_record(path))
     assert result.ok, result.discrepancy
     assert result.state.outcome is not None
     assert result.state.outcome.forfeited_by == faulty
@@ -371,5 +395,45 @@ def test_a_forfeit_claimed_for_a_game_that_ended_otherwise_is_reported() -> None
 
 def test_a_record_file_is_plain_json(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
-    write_record(short_game(), path)
+    write_record(GameRecord.from_json(short_game()), path)
     assert json.loads(path.read_text())["format"] == FORMAT
+
+
+# --- the typed record and its steps ---------------------------------------------------
+
+
+def test_a_record_round_trips_through_its_json_object() -> None:
+    data = short_game()
+    assert GameRecord.from_json(data).to_json() == data
+    forfeited = forfeited_game()
+    assert GameRecord.from_json(forfeited).to_json() == forfeited
+
+
+def test_keys_a_reader_does_not_know_are_ignored() -> None:
+    data = copy.deepcopy(short_game())
+    data["players"][0]["favourite_colour"] = "green"
+    data["hands"][0]["commentary"] = "a fine hand"
+    assert GameRecord.from_json(data) == GameRecord.from_json(short_game())
+
+
+def test_replay_yields_each_deal_and_decision_then_its_verdict_last() -> None:
+    record = GameRecord.from_json(short_game())
+    *steps, verdict = replay_steps(record)
+    assert isinstance(verdict, ReplayResult) and verdict.ok
+    assert sum(isinstance(step, Dealt) for step in steps) == len(record.hands)
+    decisions = [(s.hand, s.index, s.seat, s.action) for s in steps if isinstance(s, Step)]
+    assert decisions == [
+        (hand.number, index, decision.seat, decision.action)
+        for hand in record.hands
+        for index, decision in enumerate(hand.decisions)
+    ]
+
+
+def test_replay_stops_its_steps_at_the_first_discrepancy() -> None:
+    data = copy.deepcopy(short_game())
+    data["hands"][1]["decisions"][4]["action"] = "bid 3"
+    *steps, verdict = replay_steps(GameRecord.from_json(data))
+    assert isinstance(verdict, ReplayResult) and not verdict.ok
+    last = steps[-1]
+    assert isinstance(last, Step) and (last.hand, last.index) == (2, 3)
+    assert last.after == verdict.state

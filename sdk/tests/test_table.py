@@ -85,16 +85,16 @@ def test_an_illegal_answer_is_a_fault_and_forfeits_the_game_by_default():
     bots = [RandomBot(0), Illegal(1), RandomBot(2), RandomBot(3)]
     table = Table([BotPlayer(bot) for bot in bots], seed=5, watchers=[seen.append])
     record = play_in_process(table.play()).record
-    assert [fault["kind"] for fault in record["faults"]] == [FaultKind.ILLEGAL_ACTION]
-    assert record["result"]["forfeited_by"] == 1
+    assert [fault.kind for fault in record.faults] == [FaultKind.ILLEGAL_ACTION]
+    assert record.result.forfeited_by == 1
     assert isinstance(seen[-1], GameOver) and isinstance(seen[-2], Faulted)
 
 
 def test_with_substitutes_an_illegal_answer_is_replaced_and_the_game_goes_on():
     bots = [RandomBot(0), Illegal(1), RandomBot(2), RandomBot(3)]
     record = play_game(bots, 5, fault_policy=FaultPolicy.SUBSTITUTE)
-    assert record["result"]["termination"] != "forfeit"
-    assert {fault["kind"] for fault in record["faults"]} == {FaultKind.ILLEGAL_ACTION}
+    assert record.result.termination != "forfeit"
+    assert {fault.kind for fault in record.faults} == {FaultKind.ILLEGAL_ACTION}
 
 
 def test_bot_seeds_reseed_each_bot_so_a_seeded_game_repeats_whatever_the_bots_drew_before():
@@ -105,7 +105,7 @@ def test_bot_seeds_reseed_each_bot_so_a_seeded_game_repeats_whatever_the_bots_dr
         bot.rng.random()
     again = play_game([RandomBot(seat) for seat in SEATS], 9, bot_seeds=seeds)
     assert play_game(drawn, 9, bot_seeds=seeds) == again
-    assert first["result"] is not None
+    assert first.result is not None
 
 
 class Waiting(BotPlayer):
@@ -118,4 +118,4 @@ def test_a_table_whose_player_waits_cannot_be_played_without_an_event_loop():
     players = [Waiting(RandomBot(seat)) for seat in SEATS]
     with pytest.raises(TypeError, match=r"await Table\.play"):
         play_in_process(Table(players, seed=1).play())
-    assert asyncio.run(Table(players, seed=1).play()).record["result"] is not None
+    assert asyncio.run(Table(players, seed=1).play()).record.result is not None

@@ -34,7 +34,7 @@ def held_analyse(
     """``analyse``, after its first hand is reported done and the file named by
     ``$PITCH_TEST_ANALYSIS_RELEASE`` exists."""
     release = Path(os.environ[RELEASE])
-    progress(1, len(record["hands"]))
+    progress(1, len(record.hands))
     deadline = time.monotonic() + HOLD_S
     while not release.exists() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pitch_sdk.actions import Play
 from pitch_sdk.bots import GreedyBot
+from pitch_sdk.gamerecord import Fault, GameRecord
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
@@ -44,7 +46,7 @@ def duplicate_pair(bot_a: Any, bot_b: Any, seed: int = 11) -> tuple[dict, dict]:
     return table_a, table_b
 
 
-def write_match(root: Path, records: list[dict[str, Any]], faults: int = 0) -> Path:
+def write_match(root: Path, records: list[GameRecord], faults: int = 0) -> Path:
     """A finished match folder of ``records`` (pairs in order), game ``pair-00001-b``
     with ``faults`` timeouts; its summary, as ``pitch match`` writes one."""
     (root / "games").mkdir(parents=True)
@@ -55,9 +57,11 @@ def write_match(root: Path, records: list[dict[str, Any]], faults: int = 0) -> P
     for n, record in enumerate(records):
         game = f"pair-{n // 2:05d}-{'ab'[n % 2]}"
         if game == "pair-00001-b" and faults:
-            record = {**record, "faults": [timeout_fault(1)] * faults}
+            fault = Fault.from_json(timeout_fault(1), "fault")
+            record = replace(record, faults=(fault,) * faults)
         write_record(record, root / "games" / f"{game}.json.gz")
-        scores, a_team = record["result"]["scores"], n % 2
+        assert record.result is not None
+        scores, a_team = record.result.scores, n % 2
         a_score = {True: 1.0, False: 0.0}[scores[a_team] > scores[1 - a_team]]
         if scores[0] == scores[1]:
             a_score = 0.5

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from pitch_sdk.cards import JOKERS_MASK, CardMask
 from pitch_sdk.record import load_record
+from pitch_sdk.replay import Dealt, replay
 from pitch_sdk.rules import CARDS_DEALT
-from pitch_sdk.walk import Dealt, walk
 from pitch_testkit.bot_copies import script_bot
 
 PREDICT = re.compile(r"^PREDICT (\S+) (\d+) ([0-3]) (\d+) (memory|guess)$", re.MULTILINE)
@@ -62,6 +62,6 @@ def _dealt(root: Path, game: str) -> dict[int, list[int]]:
     (path,) = root.glob(f"games/{game}.json*")
     return {
         step.hand: list(step.state.hands)
-        for step in walk(load_record(path))
+        for step in replay(load_record(path))
         if isinstance(step, Dealt)
     }

@@ -41,6 +41,8 @@ from pitch_referee.errors import PitchError
 from pitch_referee.match import GameSpec
 from pitch_sdk import reference
 from pitch_sdk.bots import GreedyBot, RandomBot
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
+from pitch_sdk.record import GameRecorder
 from pitch_sdk.selfplay import play_game
 
 RANDOM = reference.folder("random")
@@ -240,7 +242,10 @@ def store_games(session: Session, games: list[Game]) -> None:
     """Store games as one poll of ``ladder run`` does: with their ratings, in one transaction."""
     session.add_all(games)
     session.flush()
-    session.add_all(GameRecord.model_validate({"game_id": game.id, "record": {}}) for game in games)
+    record = GameRecorder().record().to_json()  # a record of no hand: the rows are the test
+    session.add_all(
+        GameRecord.model_validate({"game_id": game.id, "record": record}) for game in games
+    )
     rerate(session, {game.id for game in games if game.id is not None})
     session.commit()
 
@@ -321,7 +326,7 @@ def ladder_outcome(folder: Path, db: str | None = None) -> tuple[list[Any], dict
     return games, lines
 
 
-def honest_record(match: PendingMatch, spec: GameSpec) -> dict[str, Any]:
+def honest_record(match: PendingMatch, spec: GameSpec) -> SdkGameRecord:
     """The record the referee writes for game ``spec`` of ``match`` (greedy against
     random, by name), played in-process: milliseconds a game at a small ``hand_cap``."""
     names = seated(spec, match.seat_names())

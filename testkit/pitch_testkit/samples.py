@@ -13,13 +13,14 @@ from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import Game, GameRecord
 from pitch_ladder.rating_tables import rerate
 from pitch_sdk.bots import GreedyBot
+from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
 from pitch_testkit.ladder import add_match, game_row, ladder_with
 
 
-def game_record(seed: int = 7) -> dict[str, Any]:
+def game_record(seed: int = 7) -> SdkGameRecord:
     """A real one-hand game's record."""
     return play_game([GreedyBot(s) for s in range(4)], seed, RuleOptions.from_dict({"hand_cap": 1}))
 
@@ -41,7 +42,7 @@ def build_ladder(url: str, folder: Path) -> Ladder:
     Game 4 (alpha against beta, won by beta) has a timeout of alpha (A, team 0: seat 2).
     """
     ladder, versions = ladder_with(url, folder, ["alpha", "beta", "gamma"])
-    record = game_record()
+    record = game_record().to_json()  # as the database holds it
     with Session(ladder.engine) as session:
         first = add_match(session, 1, versions["alpha"], versions["beta"])
         second = add_match(session, 1, versions["beta"], versions["gamma"])
@@ -74,7 +75,8 @@ def match_folder(root: Path, games: int = 2) -> Path:
         game = f"pair-00000-{'ab'[n]}"
         record = game_record(seed=n + 1)
         write_record(record, root / "games" / f"{game}.json.gz")
-        scores = record["result"]["scores"]
+        assert record.result is not None
+        scores = record.result.scores
         a_team = n % 2
         a_score = 1.0 if scores[a_team] > scores[1 - a_team] else 0.0
         entries.append(

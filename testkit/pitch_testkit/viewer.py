@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pitch_sdk.actions import Decision, Play, parse_action
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.cards import card_name
-from pitch_sdk.record import GameRecorder, parse_deck
+from pitch_sdk.gamerecord import GameRecord, Player, parse_deck
+from pitch_sdk.record import GameRecorder
 
 
-def moon_record() -> dict[str, Any]:
+def moon_record() -> GameRecord:
     """A one-hand game in which seat 1 bids 13 and its team ends up with all 13 points:
     seats 1 and 3 are dealt every trump, so seats 0 and 2 never play."""
     seat_1, seat_3 = (
@@ -23,7 +22,7 @@ def moon_record() -> dict[str, Any]:
         for n, card in enumerate(cards):
             deck[12 * (n // 3) + 3 * k + n % 3] = card
     deck = [card or next(others) for card in deck]
-    players = [{"seat": seat, "name": "moon", "version": "1"} for seat in range(4)]
+    players = [Player(seat, "moon", "1") for seat in range(4)]
     recorder = GameRecorder(players=players)
     recorder.deal(parse_deck(deck))
     for text in ("bid 13", "pass", "pass", "pass", "trump S", "discard KS QS 9S", "discard 8S 7S"):

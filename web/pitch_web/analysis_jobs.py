@@ -26,6 +26,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Literal
 
+from pitch_sdk.gamerecord import GameRecord
+
 from .analysis_store import AnalysisStore
 from .game_analysis import Progress, analyse
 
@@ -35,7 +37,7 @@ NICE = 10
 RETRY_AFTER_S = 15
 """Retry-After when every place in the queue is taken."""
 
-Analyse = Callable[[dict[str, Any], Mapping[tuple[int, int], int], Progress], dict[str, Any]]
+Analyse = Callable[[GameRecord, Mapping[tuple[int, int], int], Progress], dict[str, Any]]
 State = Literal["queued", "running", "failed"]
 
 
@@ -61,7 +63,7 @@ class Job:
         return {"state": self.state, "done": self.done, "total": self.total}
 
 
-_Work = tuple[Job, dict[str, Any], dict[tuple[int, int], int]]
+_Work = tuple[Job, GameRecord, dict[tuple[int, int], int]]
 """A queued analysis: its job, the record and ``decision_steps`` of its timeline."""
 
 
@@ -104,7 +106,7 @@ class AnalysisJobs:
         self,
         key: str,
         version: object,
-        record: dict[str, Any],
+        record: GameRecord,
         steps: dict[tuple[int, int], int],
     ) -> Job:
         """Analyse game ``key`` (``steps``: ``decision_steps`` of its timeline), or join
@@ -125,7 +127,7 @@ class AnalysisJobs:
                     f"the server is busy: {under_way} games are being analysed or waiting; "
                     "ask again later"
                 )
-            job = self._jobs[key] = Job(key, version, total=len(record["hands"]))
+            job = self._jobs[key] = Job(key, version, total=len(record.hands))
             self._waiting.put((job, record, steps))
             while len(self._threads) < self.workers:
                 thread = threading.Thread(target=self._work, name="analysis", daemon=True)
@@ -178,7 +180,7 @@ class AnalysisJobs:
             job.state, job.error = "failed", message
 
     def _run(
-        self, job: Job, record: dict[str, Any], steps: dict[tuple[int, int], int]
+        self, job: Job, record: GameRecord, steps: dict[tuple[int, int], int]
     ) -> dict[str, Any]:
         """The analysis, in a process of its own; its progress into ``job``."""
         context = multiprocessing.get_context("spawn")
@@ -227,7 +229,7 @@ def _in_process(
     parent: int,
     nice: int,
     work: Analyse,
-    record: dict[str, Any],
+    record: GameRecord,
     steps: dict[tuple[int, int], int],
 ) -> None:
     """An analysis's process: lower priority, dies with the server, leaves Ctrl-C to it."""

@@ -25,7 +25,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from swagger_ui_bundle import swagger_ui_path
 
-from pitch_sdk.record import RecordError
+from pitch_sdk.gamerecord import RecordError
 
 from .models import ErrorOut
 from .routes import api, live, pages, viewer

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from pitch_referee.logindex import record_lines
+from pitch_sdk.gamerecord import GameRecord
 
 
 def game_log_lines(
-    record: dict[str, Any], game_id: str, base: Path, root: Path, seats: Container[int]
+    record: GameRecord, game_id: str, base: Path, root: Path, seats: Container[int]
 ) -> list[dict[str, Any]]:
     """The log lines that ``seats`` wrote during game ``game_id``, as ``{"seat", "text"}``
     with ``hand``, ``decision`` and ``asked`` where the log's index says (``timeline``).

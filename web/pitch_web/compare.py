@@ -24,8 +24,9 @@ from pitch_sdk.actions import Play
 from pitch_sdk.analysis.choices import choice_values
 from pitch_sdk.analysis.costs import play_values
 from pitch_sdk.cards import card_name
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.progress import PLAYING
-from pitch_sdk.walk import Step, walk
+from pitch_sdk.replay import Step, replay
 
 from .hand_summary import HandRow, hand_rows
 
@@ -227,7 +228,7 @@ class Analysis:
 
 
 def analyse(
-    record: dict[str, Any], hand: int, divergence: Divergence, samples: int = DECISION_SAMPLES
+    record: GameRecord, hand: int, divergence: Divergence, samples: int = DECISION_SAMPLES
 ) -> Analysis | None:
     """The values of the choices at ``divergence`` in ``hand`` of ``record`` (either
     table's: the position is the same at both): a card's double-dummy, any other
@@ -235,7 +236,7 @@ def analyse(
     (``pitch_sdk.analysis.choice_values``, seeded by the hand and decision: the same
     page twice shows the same values). ``None`` if the record has no such decision. The
     record must replay cleanly up to there (a timeline was made of it)."""
-    for event in walk(record):
+    for event in replay(record):
         if not isinstance(event, Step) or (event.hand, event.index) != (hand, divergence.index):
             continue
         if event.before.phase is PLAYING:

@@ -28,6 +28,7 @@ from typing import Any
 from pitch_sdk.analysis.choices import decision_values
 from pitch_sdk.analysis.costs import PlayCost, play_costs
 from pitch_sdk.analysis.par import hand_pars
+from pitch_sdk.gamerecord import GameRecord
 
 FORMAT_VERSION = 2
 """Bumped when the analysis's JSON changes: kept analyses of another version are redone
@@ -81,7 +82,7 @@ def play_decision(cost: PlayCost, step: int) -> dict[str, Any]:
 
 
 def analyse(
-    record: dict[str, Any],
+    record: GameRecord,
     steps: Mapping[tuple[int, int], int],
     progress: Progress | None = None,
     samples: int = DECISION_SAMPLES,
@@ -91,9 +92,9 @@ def analyse(
     hands' pars, decisions in step order.
 
     ``steps`` is ``decision_steps`` of the record's timeline. The record must replay
-    cleanly (``pitch_sdk.record.replay``). ``progress`` hears after each hand.
+    cleanly (``pitch_sdk.replay.check``). ``progress`` hears after each hand.
     """
-    numbers = [hand["number"] for hand in record["hands"]]
+    numbers = [hand.number for hand in record.hands]
     report = progress or (lambda done, total: None)
     report(0, len(numbers))
     pars = [par.as_dict() for par in hand_pars(record)]

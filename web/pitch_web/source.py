@@ -36,7 +36,8 @@ from pitch_referee.match.listing import (
     read_summary,
     text,
 )
-from pitch_sdk.record import RecordError, load_record, match_folder, public_logs
+from pitch_sdk.gamerecord import GameRecord, RecordError
+from pitch_sdk.record import load_record, match_folder, public_logs
 
 from .pairs import schedule_order
 from .params import ID_MAX, ladder_number
@@ -78,7 +79,7 @@ class Source(Protocol):
     folder: Path
     """The folder served; live games journal under it."""
 
-    def record(self, key: str) -> dict[str, Any]:
+    def record(self, key: str) -> GameRecord:
         """The game record named by ``key``.
 
         Raises:
@@ -113,7 +114,7 @@ class FolderSource:
         self.folder = folder.resolve()
         self.title = self.folder.name
 
-    def record(self, key: str) -> dict[str, Any]:
+    def record(self, key: str) -> GameRecord:
         path = self._inside(key, "record")
         return public_logs(load_record(path), match_folder(path))
 
@@ -184,10 +185,9 @@ class FolderSource:
     def _record_faults(self, key: str) -> int | None:
         """How many faults the record ``key`` lists (``None``: it cannot be read)."""
         try:
-            faults = load_record(self._inside(key, "record")).get("faults")
+            return len(load_record(self._inside(key, "record")).faults)
         except (NotFound, RecordError):
             return None
-        return len(faults) if isinstance(faults, list) else None
 
     def loose_records(self, offset: int, limit: int) -> tuple[list[str], int]:
         """A page of the record files directly in the folder served (keys, by name), and
@@ -269,10 +269,10 @@ class LadderSource:
         self.title = self.folder.name
         self.refit = Refit(self.ladder.engine)
 
-    def record(self, key: str) -> dict[str, Any]:
+    def record(self, key: str) -> GameRecord:
         return self.game(key)[1]
 
-    def game(self, key: str) -> tuple[GameInfo, dict[str, Any]]:
+    def game(self, key: str) -> tuple[GameInfo, GameRecord]:
         """A stored game and its record, by its number (as text: keys are text).
 
         Raises:
@@ -286,7 +286,7 @@ class LadderSource:
         return info, public_logs(record, match_folder(self.folder / info.record_path))
 
     def log_seats(
-        self, record: dict[str, Any], author: Author | None, game: int | None = None
+        self, record: GameRecord, author: Author | None, game: int | None = None
     ) -> set[int]:
         """The seats of ``record`` (game number ``game``) whose bots' log lines ``author``
         (``None``: anyone) may read: by the version in each seat (``submissions.log_seats``)."""

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pitch_sdk.gamerecord import GameRecord
+
 from .timeline import timeline
 
 STATIC = Path(__file__).parent / "static"
@@ -27,14 +29,14 @@ def script_json(data: Any) -> str:
 
 
 def standalone_html(
-    record: dict[str, Any], *, game: str, hand: int | None = None, seat: int | None = None
+    record: GameRecord, *, game: str, hand: int | None = None, seat: int | None = None
 ) -> str:
-    """The whole page for ``record``; it opens at ``hand`` and in ``seat``'s view if given.
+    """The whole page for ``record``; it opens at ``hand`` and in ``seat``'s view if given."""
+    return _page(timeline(record, game=game), game=game, hand=hand, seat=seat)
 
-    Raises:
-        RecordError: the record cannot be walked (as ``timeline``).
-    """
-    data = timeline(record, game=game)
+
+def _page(data: dict[str, Any], *, game: str, hand: int | None, seat: int | None) -> str:
+    """The page around the timeline ``data``."""
     styles = "\n".join((STATIC / name).read_text() for name in STYLES)
     script = (STATIC / SCRIPT).read_text()
     if "</script" in script.lower():  # it would end the inline script early
@@ -57,6 +59,12 @@ def standalone_html(
     )
 
 
-def write_standalone(record: dict[str, Any], path: Path, **options: Any) -> None:
-    """Write ``standalone_html(record, **options)`` to ``path`` (UTF-8)."""
-    Path(path).write_text(standalone_html(record, **options), encoding="utf-8")
+def write_standalone(
+    record: GameRecord, path: Path, *, game: str, hand: int | None = None, seat: int | None = None
+) -> str | None:
+    """Write ``standalone_html(record, ...)`` to ``path`` (UTF-8); return the replay's
+    discrepancy (``None``: the record replays), so the caller replays nothing itself."""
+    data = timeline(record, game=game)
+    Path(path).write_text(_page(data, game=game, hand=hand, seat=seat), encoding="utf-8")
+    discrepancy: str | None = data["header"]["discrepancy"]
+    return discrepancy

@@ -1,8 +1,8 @@
 """A game record expanded into the viewer's timeline, by the engine's own replay.
 
 A record holds decisions; the table shows far more (the non-trumps going out, the fill,
-each trick's winner and points, the hand's score). ``timeline`` walks the record through
-``GameState`` (``pitch_sdk.walk``) and writes down, step by step, what the engine says
+each trick's winner and points, the hand's score). ``timeline`` replays the record once through
+``GameState`` (``pitch_sdk.replay``) and writes down, step by step, what the engine says
 changed, so that the browser only draws and never applies a rule. The format is in
 ``docs/viewer.md``: a header and a flat list of steps, each a small delta; a ``deal``
 step carries the four hands, so any moment is rebuilt from its hand's deal forward.
@@ -37,10 +37,11 @@ from pitch_sdk.cards import (
     mask_points,
     team_of,
 )
+from pitch_sdk.gamerecord import Fault, GameRecord
 from pitch_sdk.progress import LOOKING, Phase
-from pitch_sdk.record import RecordError, ReplayResult, public_logs, replay
+from pitch_sdk.record import public_logs
+from pitch_sdk.replay import Dealt, ReplayResult, Step, replay_all
 from pitch_sdk.rules import GameState
-from pitch_sdk.walk import Dealt, Step, walk
 
 FORMAT = "pitch-timeline"
 VERSION = 1
@@ -51,7 +52,7 @@ _BEFORE_THE_FILL = (Phase.BID, Phase.TRUMP, Phase.DISCARD, Phase.PICKUP)
 
 
 def timeline(
-    record: dict[str, Any],
+    record: GameRecord,
     *,
     game: str | None = None,
     logs: Iterable[dict[str, Any]] = (),
@@ -68,17 +69,11 @@ def timeline(
 
     A record that stops replaying (the engine disagrees with it) gives the steps up to
     there, and the header's ``discrepancy`` says what is wrong.
-
-    Raises:
-        RecordError: the record cannot be walked at all (a field missing or of the wrong
-            type, a deck that is not the 54 cards, an action that does not read).
     """
-    replayed = replay(record)
-    if replayed.malformed:
-        raise RecordError(f"not a well-formed game record: {replayed.discrepancy}")
+    events, replayed = replay_all(record)
     record = public_logs(record)  # sent to browsers: no absolute path of the server's
-    builder = _TimelineBuilder(record["faults"])
-    for event in walk(record, None if replayed.ok else replayed.state):
+    builder = _TimelineBuilder(record.faults)
+    for event in events:
         if isinstance(event, Dealt):
             builder.dealt(event)
         else:
@@ -118,24 +113,24 @@ def _to_act(replayed: ReplayResult) -> dict[str, Any] | None:
     return {"seat": replayed.state.current_seat(), "decision": decision.name.lower()}
 
 
-def _header(record: dict[str, Any], game: str | None, discrepancy: str | None) -> dict[str, Any]:
-    players = {p["seat"]: p for p in record["players"] if p.get("seat") in SEATS}
+def _header(record: GameRecord, game: str | None, discrepancy: str | None) -> dict[str, Any]:
+    players = {seat: record.player(seat) for seat in SEATS}
     return {
         "game": game,
         "players": [
             {
                 "seat": seat,
                 "team": team_of(seat),
-                "name": str(players.get(seat, {}).get("name", "?")),
-                "version": str(players.get(seat, {}).get("version", "")),
+                "name": player.name if player else "?",
+                "version": player.version if player else "",
             }
-            for seat in SEATS
+            for seat, player in players.items()
         ],
-        "rules": record["rules"],
-        "seed": record.get("seed"),
-        "first_dealer": record["first_dealer"],
-        "result": record.get("result"),
-        "faults": record["faults"],
+        "rules": record.rules.to_dict(),
+        "seed": record.seed,
+        "first_dealer": record.first_dealer,
+        "result": record.result.to_json() if record.result else None,
+        "faults": [fault.to_json() for fault in record.faults],
         "discrepancy": discrepancy,
     }
 
@@ -161,12 +156,9 @@ def point_values(trump: int) -> dict[str, int]:
 class _TimelineBuilder:
     """The steps, written one engine event at a time."""
 
-    def __init__(self, faults: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, faults: Sequence[Fault]) -> None:
         self.steps: list[dict[str, Any]] = []
-        self.pending = sorted(
-            (dict(fault) for fault in faults),
-            key=lambda fault: (fault.get("hand", 0), fault.get("decision", 0)),
-        )
+        self.pending = sorted(faults, key=lambda fault: (fault.hand, fault.decision))
         self.at_decision: dict[tuple[int, int], int] = {}
         self.at_deal: dict[int, int] = {}
         self.at_fault: dict[tuple[object, object, object], int] = {}
@@ -181,15 +173,15 @@ class _TimelineBuilder:
         """Fault steps for faults up to ``hand`` (before ``decision`` there; all, if None)."""
         while self.pending:
             fault = self.pending[0]
-            where = (fault.get("hand", 0), fault.get("decision", 0))
+            where = (fault.hand, fault.decision)
             if where[0] > hand or (
                 decision is not None and where[0] == hand and where[1] > decision
             ):
                 return
             self.pending.pop(0)
             self.substituted.add(where)
-            self.at_fault[(fault.get("seat"), *where)] = len(self.steps)
-            self.steps.append({"k": "fault", **fault})
+            self.at_fault[(fault.seat, *where)] = len(self.steps)
+            self.steps.append({"k": "fault", **fault.to_json()})
 
     def faults_left(self) -> None:
         """The faults after the last decision walked (a forfeit, or a fault mid-game)."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import Request
 
 from pitch_referee.match.folder import record_game
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.record import match_folder
 
 from .botlogs import game_log_lines
@@ -85,7 +86,7 @@ def game_timeline(source: Source, key: str, author: Author | None = None) -> dic
 
 def visible_logs(
     source: Source,
-    record: dict[str, Any],
+    record: GameRecord,
     game_id: str,
     match_root: Path,
     author: Author | None = None,

@@ -17,6 +17,7 @@ from pitch_sdk.analysis.costs import play_costs
 from pitch_sdk.analysis.par import hand_pars
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.deck import deck_for
+from pitch_sdk.gamerecord import GameRecord, Player
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import GameRecorder, write_record
 from pitch_sdk.selfplay import play_game
@@ -37,14 +38,14 @@ from pitch_web.timeline import timeline
 GAME = "m/games/g.json"
 
 
-def a_game(seed: int = 7, hand_cap: int = 2) -> dict[str, Any]:
+def a_game(seed: int = 7, hand_cap: int = 2) -> GameRecord:
     bots = [RandomBot(f"{seed}:{seat}") for seat in range(4)]
     return play_game(bots, seed=seed, options=RuleOptions(hand_cap=hand_cap))
 
 
-def unfinished_game() -> dict[str, Any]:
+def unfinished_game() -> GameRecord:
     """The record of a game stopped in its first hand (as written while it is played)."""
-    players = [{"seat": seat, "name": "first", "version": "1"} for seat in range(4)]
+    players = [Player(seat, "first", "1") for seat in range(4)]
     recorder = GameRecorder(players=players)
     recorder.deal(deck_for(3, 1))
     for _ in range(12):
@@ -247,7 +248,7 @@ def test_a_ladder_keeps_its_games_analyses_under_its_folder(tmp_path):
     ladder, versions = ladder_with(db, tmp_path, ["alpha", "beta"])
     with Session(ladder.engine) as session:
         match = add_match(session, 1, versions["alpha"], versions["beta"])
-        number = add_game_with_record(session, match, "pair-00000-a", 1.0, a_game())
+        number = add_game_with_record(session, match, "pair-00000-a", 1.0, a_game().to_json())
     ladder.close()
     source = LadderSource(tmp_path / "ladder", db)
     app = create_app(source)

@@ -162,7 +162,7 @@ def ladder(db_url: str, tmp_path: Path, records) -> Iterator[tuple[TestClient, l
         match = add_match(session, 1, versions["contrary"], versions["greedy"])
         for n in (1, 0, 3, 2):
             game = f"pair-{n // 2:05d}-{'ab'[n % 2]}"
-            numbers[n] = add_game_with_record(session, match, game, 1.0, records[n])
+            numbers[n] = add_game_with_record(session, match, game, 1.0, records[n].to_json())
     ladder.close()
     source = LadderSource(tmp_path / "ladder", db_url)
     try:

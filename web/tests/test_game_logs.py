@@ -46,7 +46,7 @@ def arena(tmp_path: Path) -> Iterator[Served]:
     }
     record = play_game(
         [RandomBot(seat) for seat in range(4)], seed=3, options=RuleOptions(hand_cap=1)
-    )
+    ).to_json()  # stored as the database holds it
     logs = ladder.folder / "matches" / "1" / "logs" / "worker-0"
     logs.mkdir(parents=True)
     for player in record["players"]:
@@ -133,7 +133,7 @@ def test_in_a_mixed_team_game_each_author_sees_the_seats_of_their_own_versions(t
     tokens = {name: add_author(ladder, name).token for name in ("alice", "bob")}
     record = play_game(
         [RandomBot(seat) for seat in range(4)], seed=3, options=RuleOptions(hand_cap=1)
-    )
+    ).to_json()  # stored as the database holds it
     logs = ladder.folder / "matches" / "1" / "logs" / "worker-0"
     logs.mkdir(parents=True)
     for player in record["players"]:
@@ -179,7 +179,7 @@ def test_an_author_gets_their_faulty_bots_last_lines_at_its_fault_and_the_public
     ladder, versions = ladder_with(db, tmp_path, ["alpha", "beta"])
     token = add_author(ladder, "alice").token
     bots = [IllegalPlayer(0), RandomBot(1), RandomBot(2), RandomBot(3)]
-    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3))
+    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3)).to_json()
     [fault] = record["faults"]
     logs = ladder.folder / "logs" / "worker-0"  # the test game's record names no match folder
     logs.mkdir(parents=True)

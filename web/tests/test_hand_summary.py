@@ -17,7 +17,7 @@ def test_each_hand_row_carries_its_deal_step_contract_and_score_and_a_cut_hand_i
     rows = hand_rows(steps)
     assert [row.hand for row in rows] == [1, 2, 3]
     assert all(steps[row.step]["k"] == "deal" for row in rows)
-    assert rows[-1].scores == tuple(record["result"]["scores"])
+    assert record.result is not None and rows[-1].scores == record.result.scores
     assert all(row.scores == after.scores_before for row, after in pairwise(rows))
     cut = hand_rows(steps[: rows[-1].step + 5])  # the last hand's deal and its four bids
     assert (

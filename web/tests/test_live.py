@@ -67,7 +67,8 @@ def test_a_game_going_on_is_listed_with_its_hand_and_score_and_its_page_follows_
     cut_after_deal(journal, 2)
     (game,) = client.get("/api/live").json()
     assert game["key"] == KEY and game["match"] == MATCH and game["hand"] == 2
-    assert game["score"] == record["hands"][0]["scores"]
+    assert record.hands[0].score is not None
+    assert game["score"] == list(record.hands[0].score.scores)
     assert game["players"] == ["random"] * 4 and game["url"] == f"/live/{KEY}"
     page = client.get("/live")
     assert page.status_code == 200 and f'href="/live/{KEY}"' in page.text
@@ -92,7 +93,7 @@ def test_the_stream_sends_the_timeline_so_far_then_the_rest_then_the_end(client,
     steps = [step for _, data in events if "steps" in data for step in data["steps"]]
     assert steps == timeline(record)["steps"][so_far:]
     end = events[-1][1]
-    assert end["header"]["result"] == record["result"]
+    assert record.result is not None and end["header"]["result"] == record.result.to_json()
     assert end["view"] == f"/view/{MATCH}/games/{GAME}.json.gz"
     resumed = _events(client, f"/api/live/{KEY}/events", {"Last-Event-ID": str(so_far + 5)})
     assert resumed[0][1]["from"] == so_far + 5  # a reconnecting browser resumes where it was
@@ -117,7 +118,7 @@ def test_the_page_shows_the_hands_so_far_and_the_stream_grows_them_to_the_games_
             rows = rows[: data["hands"]["from"]] + data["hands"]["rows"]
             chart = data["hands"].get("chart", chart)
     final = hands_update(timeline(record)["steps"], players, [])[0]
-    assert len(rows) == len(record["hands"]) and (rows, chart) == (final["rows"], final["chart"])
+    assert len(rows) == len(record.hands) and (rows, chart) == (final["rows"], final["chart"])
 
 
 def test_a_finished_game_is_not_listed_and_its_live_page_sends_to_its_record(client, served):

@@ -103,17 +103,19 @@ def test_a_viewer_opened_mid_game_follows_a_real_match_to_its_end(
             )
             assert page.evaluate("window.pitchViewer.length") > steps_at_open
             record = load_record(next((served / "m-slow" / "games").iterdir()))
-            scores = record["result"]["scores"]
+            assert record.result is not None
+            scores = record.result.scores
             shown = [int(n) for n in re.findall(r"-?\d+", result.inner_text())]
-            assert any(shown[n : n + 2] == scores for n in range(len(shown)))  # the final score
+            final = any(tuple(shown[n : n + 2]) == scores for n in range(len(shown)))
+            assert final  # the final score is shown
             assert page.evaluate("window.pitchViewer.position") == page.evaluate(
                 "window.pitchViewer.length - 1"
             )  # it followed to the last step
             rows = page.get_by_test_id("hand-row")  # the hand table grew to the last hand
-            assert rows.count() == len(record["hands"])
+            assert rows.count() == len(record.hands)
             assert f"{scores[0]} – {scores[1]}" in rows.last.inner_text()
             marks = page.get_by_test_id("bid-mark").count()  # and the chart, a mark a hand
-            assert marks == sum(1 for hand in record["hands"] if hand.get("bidder") is not None)
+            assert marks == sum(1 for hand in record.hands if hand.score is not None)
             screenshot("finished")
             assert page.evaluate("window.openedOnce === true")  # followed without a reload
             assert _get_json(f"{server.url}/api/live") == []
@@ -129,7 +131,7 @@ WRITER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from pitch_referee.live import JournalPublisher
-    from pitch_sdk.record import FORMAT, VERSION
+    from pitch_sdk.gamerecord import FORMAT, VERSION
     from pitch_sdk.table import Started
 
     feed = JournalPublisher(Path(sys.argv[1]), 30).feed("pair-00000-a")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pitch_sdk.gamerecord import GameRecord
 from pitch_testkit.journal import KEY, journaled_game, write_final
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
@@ -56,8 +57,8 @@ def wait_for(page: Any, expression: str) -> None:
     page.wait_for_function(f"() => {expression}", timeout=15_000)
 
 
-def scored_hands(record: dict[str, Any]) -> int:
-    return sum(1 for hand in record["hands"] if hand.get("scores") is not None)
+def scored_hands(record: GameRecord) -> int:
+    return sum(1 for hand in record.hands if hand.score is not None)
 
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
@@ -79,7 +80,7 @@ def test_a_live_pages_hand_table_and_score_chart_grow_as_hands_end_without_a_rel
         game.until_deal(4)
         wait_for(page, f"{ROWS} === 4 && {MARKS} === 3")
         assert [results.nth(n).inner_text() for n in range(4)] == [
-            "made" if hand["made"] else "set" for hand in game.record["hands"][:3]
+            "made" if hand.score and hand.score.made else "set" for hand in game.record.hands[:3]
         ] + ["not scored"]
         assert page.evaluate("window.pitchViewer.following")  # still at the newest step
         screenshot("hand-4")
@@ -91,10 +92,11 @@ def test_a_live_pages_hand_table_and_score_chart_grow_as_hands_end_without_a_rel
         game.finish()
         wait_for(page, OVER)
         assert page.evaluate("window.pitchViewer.position") == deal  # it stayed there
-        assert page.evaluate(ROWS) == len(game.record["hands"])
+        assert page.evaluate(ROWS) == len(game.record.hands)
         assert page.evaluate(MARKS) == scored_hands(game.record)
         assert "not scored" not in page.get_by_test_id("hand-table").inner_text()
-        scores = game.record["result"]["scores"]
+        assert game.record.result is not None
+        scores = game.record.result.scores
         last = page.get_by_test_id("hand-row").last.inner_text()
         assert f"{scores[0]} – {scores[1]}" in last
         assert page.evaluate("window.openedOnce === true")

@@ -46,6 +46,6 @@ def test_the_file_plays_from_disk_with_the_network_off(page, record, tmp_path, s
     page.keyboard.press("a")
     page.keyboard.press("End")
     assert page.get_by_test_id("game-over").is_visible()
-    assert page.get_by_test_id("score-0").inner_text() == str(record["result"]["scores"][0])
+    assert page.get_by_test_id("score-0").inner_text() == str(record.result.scores[0])
     screenshot("end")
     assert requests == [path.as_uri()]

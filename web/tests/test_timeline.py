@@ -12,20 +12,28 @@ from hypothesis import strategies as st
 
 from pitch_sdk.bots import GreedyBot, RandomBot
 from pitch_sdk.cards import POINTS, card_name, cards_in, parse_card, team_of
+from pitch_sdk.gamerecord import GameRecord, Player, RecordError
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import GameRecorder, RecordError
+from pitch_sdk.record import GameRecorder
+from pitch_sdk.replay import Dealt, Step, replay
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
-from pitch_sdk.walk import Dealt, walk
 from pitch_testkit.viewer import IllegalPlayer, moon_record
-from pitch_web.timeline import timeline
+from pitch_web.timeline import timeline as typed_timeline
 
 SCORED_KEYS = ("bidder", "bid", "trump", "tricks", "points", "dead", "scores", "made")
 
 
 def random_game(seed: int, hand_cap: int = 3, **rules: Any) -> dict[str, Any]:
+    """A random game's record as its file holds it (JSON): what the timeline is checked
+    against, and what a test cuts or tampers with."""
     bots = [RandomBot(f"{seed}:{seat}") for seat in range(4)]
-    return play_game(bots, seed=seed, options=RuleOptions(hand_cap=hand_cap, **rules))
+    return play_game(bots, seed=seed, options=RuleOptions(hand_cap=hand_cap, **rules)).to_json()
+
+
+def timeline(data: dict[str, Any], **options: Any) -> dict[str, Any]:
+    """The timeline of a record file holding ``data``: read into types, then expanded."""
+    return typed_timeline(GameRecord.from_json(data), **options)
 
 
 def hands_of(steps: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -103,7 +111,10 @@ def test_the_timeline_agrees_with_the_record_and_its_prefixes_with_partial_recor
 @given(seed=st.integers(0, 10_000))
 def test_the_hands_rebuilt_from_the_steps_are_the_engines_after_every_step(seed):
     record = random_game(seed, hand_cap=2)
-    states = [e.state if isinstance(e, Dealt) else e.after for e in walk(record)]
+    events = replay(GameRecord.from_json(record))
+    states = [
+        e.state if isinstance(e, Dealt) else e.after for e in events if isinstance(e, Dealt | Step)
+    ]
     steps = [step for step in timeline(record)["steps"] if step["k"] not in ("fault", "end")]
     hands: list[list[str]] = []
     for step, state in zip(steps, states, strict=True):
@@ -152,7 +163,7 @@ def test_a_stock_step_shows_the_card_turned_and_given_up_and_the_pile_left():
 
 
 def test_a_moon_is_scored_as_one_with_the_trumps_still_held():
-    record = moon_record()
+    record = moon_record().to_json()
     assert record["result"]["termination"] == "moon"
     steps = timeline(record)["steps"]
     scored = steps[-2]["scored"]
@@ -168,7 +179,7 @@ def test_a_moon_is_scored_as_one_with_the_trumps_still_held():
 
 def test_a_forfeit_is_a_fault_step_then_the_end():
     bots = [RandomBot(0), IllegalPlayer(1), RandomBot(2), RandomBot(3)]
-    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3))
+    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3)).to_json()
     assert record["result"]["termination"] == "forfeit"
     steps = timeline(record)["steps"]
     assert [step["k"] for step in steps[-2:]] == ["fault", "end"]
@@ -180,7 +191,7 @@ def test_a_substitute_move_is_marked_after_its_fault():
     bots = [RandomBot(0), IllegalPlayer(1), RandomBot(2), RandomBot(3)]
     record = play_game(
         bots, seed=4, options=RuleOptions(hand_cap=1), fault_policy=FaultPolicy.SUBSTITUTE
-    )
+    ).to_json()
     steps = timeline(record)["steps"]
     faults = [index for index, step in enumerate(steps) if step["k"] == "fault"]
     assert faults
@@ -257,7 +268,7 @@ def test_a_line_after_decisions_is_at_the_last_of_them_and_at_the_deal_after_non
 
 def test_lines_asked_for_a_failed_decision_are_at_its_fault_step_which_names_the_exception():
     bots = [RandomBot(0), IllegalPlayer(1), RandomBot(2), RandomBot(3)]
-    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3))
+    record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3)).to_json()
     fault = record["faults"][0]
     failed = {"seat": 1, "hand": fault["hand"], "decision": fault["decision"], "asked": True}
     shown = timeline(
@@ -280,21 +291,19 @@ def test_lines_asked_for_a_failed_decision_are_at_its_fault_step_which_names_the
 def test_a_200_hand_game_has_a_compact_timeline():
     """Its size only: how fast it is built is bench/web.py's to measure, not a test's."""
     bots = [GreedyBot(seat) for seat in range(4)]
-    record = play_game(bots, seed=3, options=RuleOptions(hand_cap=200, target=10_000))
+    record = play_game(bots, seed=3, options=RuleOptions(hand_cap=200, target=10_000)).to_json()
     assert record["result"]["hands"] == 200
     size = len(json.dumps(timeline(record), separators=(",", ":")))
     assert size < 900_000, size  # measured: 654 KB (67 KB gzipped)
 
 
 def test_a_bot_that_never_started_gives_its_fault_and_the_end_with_no_deal():
-    recorder = GameRecorder(
-        seed=3, players=[{"seat": s, "name": "b", "version": "1"} for s in range(4)]
-    )
+    recorder = GameRecorder(seed=3, players=[Player(s, "b", "1") for s in range(4)])
     recorder.fault(
         {"seat": 2, "kind": "start_failed", "detail": "no such file", "decision_kind": None}
     )
     recorder.forfeit(2)
-    steps = timeline(recorder.record())["steps"]
+    steps = typed_timeline(recorder.record())["steps"]
     assert [step["k"] for step in steps] == ["fault", "end"]
     assert steps[0]["hand"] == 0 and steps[1]["forfeited_by"] == 2 and steps[1]["winner"] == 1
 

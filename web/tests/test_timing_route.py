@@ -18,8 +18,8 @@ from sqlmodel import Session
 from pitch_ladder.authors import add_author
 from pitch_ladder.timing import dealt
 from pitch_sdk.bots import RandomBot
+from pitch_sdk.gamerecord import parse_deck
 from pitch_sdk.options import RuleOptions
-from pitch_sdk.record import parse_deck
 from pitch_sdk.selfplay import play_game
 from pitch_testkit.ladder import add_game_with_record, add_match, ladder_with
 from pitch_web import create_app
@@ -68,7 +68,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
         for game in range(GAMES):
             record = play_game(
                 [RandomBot(seat) for seat in range(4)], seed=game, options=RuleOptions(hand_cap=4)
-            )
+            ).to_json()  # stored as the database holds it
             add_game_with_record(session, match, f"pair-{game:05}-a", 1.0, _timed(record, rng))
     ladder.close()
     source = LadderSource(tmp_path / "ladder", db)

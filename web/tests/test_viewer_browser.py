@@ -5,7 +5,8 @@ Screenshots go to the artifacts folder (see conftest.py), for a person to look a
 
 from __future__ import annotations
 
-import copy
+import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,12 @@ import pytest
 
 from pitch_sdk.bots import RandomBot
 from pitch_sdk.cards import card_name, cards_in
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
+from pitch_sdk.replay import Dealt, ReplayResult, replay
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import FaultPolicy
-from pitch_sdk.walk import Dealt, walk
 from pitch_testkit.viewer import IllegalPlayer, moon_record
 from pitch_web.app import create_app
 from pitch_web.source import FolderSource
@@ -35,7 +37,7 @@ def text(page: Any, testid: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def record() -> dict[str, Any]:
+def record() -> GameRecord:
     bots = [RandomBot(f"9:{seat}") for seat in range(4)]
     return play_game(bots, seed=9, options=RuleOptions(hand_cap=3))
 
@@ -43,23 +45,20 @@ def record() -> dict[str, Any]:
 @pytest.fixture
 def served(record, serve, tmp_path: Path) -> Any:
     write_record(record, tmp_path / "game.json")
-    unfinished = copy.deepcopy(record)
-    unfinished["hands"] = unfinished["hands"][:1]
-    del unfinished["hands"][0]["decisions"][20:]
-    for key in ("bidder", "bid", "trump", "tricks", "points", "dead", "scores", "made"):
-        unfinished["hands"][0].pop(key)
-    unfinished["result"] = None
+    first = record.hands[0]
+    cut = replace(first, decisions=first.decisions[:20], score=None)
+    unfinished = replace(record, hands=(cut,), result=None)
     write_record(unfinished, tmp_path / "unfinished.json")
     (tmp_path / "corrupt.json").write_text('{"format": "pitch-game-record", "version": 1')
     with serve(create_app(FolderSource(tmp_path))) as server:
         yield server
 
 
-def expected_hands(record: dict[str, Any], hand: int) -> list[list[list[str]]]:
+def expected_hands(record: GameRecord, hand: int) -> list[list[list[str]]]:
     """The engine's four hands after each step of ``hand``: its deal, then each decision."""
     shown = []
-    for event in walk(record):
-        if event.hand != hand:
+    for event in replay(record):
+        if isinstance(event, ReplayResult) or event.hand != hand:
             continue
         state = event.state if isinstance(event, Dealt) else event.after
         shown.append([sorted(card_name(c) for c in cards_in(state.hands[s])) for s in range(4)])
@@ -71,16 +70,17 @@ def test_stepping_through_a_hand_shows_the_records_cards_tricks_points_and_score
 ):
     page.goto(f"{served.url}/view/game.json")
     page.get_by_test_id("hand-0").wait_for()
-    hand = record["hands"][0]
-    tricks = iter(hand["tricks"])
-    steps = [event for event in walk(record) if event.hand == 1]
+    hand = record.hands[0]
+    assert hand.score is not None
+    tricks = iter(hand.score.tricks)
+    steps = [e for e in replay(record) if not isinstance(e, ReplayResult) and e.hand == 1]
     for number, (event, hands) in enumerate(zip(steps, expected_hands(record, 1), strict=True)):
         assert page.evaluate(HANDS_SHOWN) == hands, f"step {number}"
         if not isinstance(event, Dealt) and len(event.after.tricks) > len(event.before.tricks):
             trick = next(tricks)
             winner = page.get_by_test_id("trick-winner")
-            assert winner.get_attribute("data-winner") == str(trick["winner"]), f"step {number}"
-            for seat, card in trick["plays"]:
+            assert winner.get_attribute("data-winner") == str(trick.winner), f"step {number}"
+            for seat, card in trick.plays:
                 shown = page.get_by_test_id(f"trick-card-{seat}").locator("[data-card]")
                 assert shown.get_attribute("data-card") == card
         if number == 0:
@@ -88,18 +88,18 @@ def test_stepping_through_a_hand_shows_the_records_cards_tricks_points_and_score
         if number < len(steps) - 1:
             page.keyboard.press("ArrowRight")
     assert next(tricks, None) is None
-    assert text(page, "team-points-0") == str(hand["points"][0])
-    assert text(page, "team-points-1") == str(hand["points"][1])
-    assert text(page, "score-0") == str(hand["scores"][0])
-    assert text(page, "score-1") == str(hand["scores"][1])
-    assert f"dead {hand['dead']}" in text(page, "hand-score")
+    assert text(page, "team-points-0") == str(hand.score.points[0])
+    assert text(page, "team-points-1") == str(hand.score.points[1])
+    assert text(page, "score-0") == str(hand.score.scores[0])
+    assert text(page, "score-1") == str(hand.score.scores[1])
+    assert f"dead {hand.score.dead}" in text(page, "hand-score")
     screenshot("hand-scored")
 
 
 def test_trick_by_trick_the_winners_shown_are_the_records(page, served, record):
     steps = timeline(record)["steps"]
     ends = {index for index, step in enumerate(steps) if "trick" in step}
-    winners = [trick["winner"] for hand in record["hands"] for trick in hand["tricks"]]
+    winners = [trick.winner for hand in record.hands if hand.score for trick in hand.score.tricks]
     page.goto(f"{served.url}/view/game.json")
     page.get_by_test_id("hand-0").wait_for()
     shown = []
@@ -109,7 +109,7 @@ def test_trick_by_trick_the_winners_shown_are_the_records(page, served, record):
             shown.append(int(page.get_by_test_id("trick-winner").get_attribute("data-winner")))
     assert shown == winners
     assert page.get_by_test_id("game-over").is_visible()
-    assert text(page, "score-0") == str(record["result"]["scores"][0])
+    assert text(page, "score-0") == str(record.result.scores[0])
 
 
 def test_one_seats_view_hides_the_other_hands(page, served, record, screenshot):
@@ -206,11 +206,11 @@ def test_a_corrupt_record_shows_an_error_page(page, served, screenshot):
 
 
 def test_a_record_that_stops_replaying_shows_the_discrepancy(page, serve, record, tmp_path):
-    tampered = copy.deepcopy(record)
+    tampered = record.to_json()
     decisions = tampered["hands"][0]["decisions"]
     plays = [i for i, d in enumerate(decisions) if d["action"].startswith("play")]
     decisions[plays[1]]["action"] = decisions[plays[0]]["action"]
-    write_record(tampered, tmp_path / "tampered.json")
+    (tmp_path / "tampered.json").write_text(json.dumps(tampered))
     with serve(create_app(FolderSource(tmp_path))) as server:
         page.goto(f"{server.url}/view/tampered.json")
         banner = page.get_by_test_id("discrepancy")

@@ -51,12 +51,12 @@ def test_the_hand_table_lists_each_hand_as_scored_and_a_click_goes_to_its_deal(
     scored = [step["scored"] for step in steps if "scored" in step]
     open_game(page, f"{served.url}/view/game.json", viewport)
     rows = page.get_by_test_id("hand-row")
-    assert rows.count() == len(deals) == record["result"]["hands"]
+    assert rows.count() == len(deals) == record.result.hands
     results = [text.strip() for text in page.get_by_test_id("hand-result").all_inner_texts()]
     assert results == ["made" if hand["made"] else "set" for hand in scored]
     assert {"made", "set"} <= set(results)  # the game shows both kinds
     last = rows.nth(len(deals) - 1).inner_text()
-    assert "{} \u2013 {}".format(*record["result"]["scores"]) in last
+    assert "{} \u2013 {}".format(*record.result.scores) in last
     assert f"{scored[-1]['bid']}" in last
     row = rows.nth(2)
     row.scroll_into_view_if_needed()

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from pitch_sdk.bots import RandomBot
+from pitch_sdk.gamerecord import Fault, GameRecord
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.record import write_record
 from pitch_sdk.selfplay import play_game
@@ -20,10 +21,16 @@ from pitch_web.source import FolderSource, LadderSource
 from pitch_web.timeline import timeline
 
 
-def a_game(hand_cap: int = 2) -> dict[str, Any]:
+def a_game(hand_cap: int = 2) -> GameRecord:
     return play_game(
         [RandomBot(seat) for seat in range(4)], seed=7, options=RuleOptions(hand_cap=hand_cap)
     )
+
+
+def with_logs(record: GameRecord, logs: dict[int, str]) -> GameRecord:
+    """``record`` whose players at these seats name these log files."""
+    players = tuple(replace(p, log=logs.get(p.seat, p.log)) for p in record.players)
+    return replace(record, players=players)
 
 
 @pytest.fixture
@@ -31,9 +38,9 @@ def client(tmp_path: Path) -> TestClient:
     (tmp_path / "m" / "games").mkdir(parents=True)
     write_record(a_game(), tmp_path / "m" / "games" / "g.json.gz")
     (tmp_path / "corrupt.json").write_text('{"format": "pitch-game-record", "hands": [')
-    broken = a_game()
+    broken = a_game().to_json()
     broken["hands"][0]["deck"][0] = "ZZ"
-    write_record(broken, tmp_path / "malformed.json")
+    (tmp_path / "malformed.json").write_text(json.dumps(broken))
     return TestClient(create_app(FolderSource(tmp_path)))
 
 
@@ -81,11 +88,12 @@ def test_a_corrupt_record_is_an_error_page_saying_why(client, key, says):
 
 def test_a_script_end_inside_the_record_cannot_end_the_inline_timeline(tmp_path):
     record = a_game(hand_cap=1)
-    record["players"][0]["name"] = "</script><script>alert(1)</script>"
+    sly = replace(record.players[0], name="</script><script>alert(1)</script>")
+    record = replace(record, players=(sly, *record.players[1:]))
     write_record(record, tmp_path / "sly.json")
     page = TestClient(create_app(FolderSource(tmp_path))).get("/view/sly.json").text
     inline = page.split('id="timeline-data">', 1)[1].split("</script>", 1)[0]
-    assert json.loads(inline)["header"]["players"][0]["name"] == record["players"][0]["name"]
+    assert json.loads(inline)["header"]["players"][0]["name"] == record.players[0].name
 
 
 def test_the_bots_log_lines_of_that_game_come_with_the_timeline(tmp_path):
@@ -101,8 +109,7 @@ def test_the_bots_log_lines_of_that_game_come_with_the_timeline(tmp_path):
     )
     outside = tmp_path.parent / f"{tmp_path.name}-outside.log"
     outside.write_text("game pair-00000-a: playing seat 2\nsecret\n")
-    record["players"][1]["log"] = "logs/worker-0/A1.log"
-    record["players"][2]["log"] = str(outside)  # outside the folder served: never read
+    record = with_logs(record, {1: "logs/worker-0/A1.log", 2: str(outside)})  # 2: outside
     (tmp_path / "m" / "games").mkdir()
     write_record(record, tmp_path / "m" / "games" / "pair-00000-a.json.gz")
     client = TestClient(create_app(FolderSource(tmp_path)))
@@ -131,7 +138,7 @@ def test_a_ladder_game_is_viewed_by_its_number_with_its_bots_log_lines(tmp_path)
     log = ladder.folder / "matches" / "1" / "logs" / "worker-0" / "A0.log"
     log.parent.mkdir(parents=True)
     log.write_text("game pair-00000-a: playing seat 0\nalpha thinks\n")
-    record = a_game(hand_cap=1)
+    record = a_game(hand_cap=1).to_json()
     record["players"][0]["log"] = str(log)
     record["players"][0]["name"] = "alpha"  # a bot of the operator's: its lines are shown
     record["faults"] = [
@@ -147,7 +154,7 @@ def test_a_ladder_game_is_viewed_by_its_number_with_its_bots_log_lines(tmp_path)
         client = TestClient(create_app(source))
         shown = client.get(f"/api/timeline/{number}").json()
         sent = client.get(f"/api/games/{number}").json()
-        assert shown["steps"] == timeline(sent)["steps"]
+        assert shown["steps"] == timeline(GameRecord.from_json(sent))["steps"]
         assert [line["t"] for line in shown["logs"]] == [
             "game pair-00000-a: playing seat 0",
             "alpha thinks",
@@ -170,15 +177,11 @@ def test_an_old_records_absolute_log_paths_still_read_and_are_never_sent(tmp_pat
     log.write_text("game pair-00000-a: playing seat 1\nthinking\n")
     elsewhere = tmp_path / "elsewhere.log"
     elsewhere.write_text("game pair-00000-a: playing seat 2\nnot served\n")
-    record = a_game(hand_cap=1)
-    record["players"][1]["log"] = str(log)
-    record["players"][2]["log"] = str(elsewhere)
-    record["faults"] = [
-        {"hand": 0, "decision": 0, "seat": 2, "kind": "start_failed", "log": str(elsewhere),
-         "detail": f"exited before its hello; see {elsewhere}", "decision_kind": None},
-    ]  # fmt: skip
+    record = with_logs(a_game(hand_cap=1), {1: str(log), 2: str(elsewhere)})
+    fault = Fault(0, 0, 2, "start_failed", f"exited before its hello; see {elsewhere}",
+                  log=str(elsewhere))  # fmt: skip
     (match / "games").mkdir()
-    write_record(record, match / "games" / "pair-00000-a.json")
+    write_record(replace(record, faults=(fault,)), match / "games" / "pair-00000-a.json")
     client = TestClient(create_app(FolderSource(tmp_path / "served")))
     key = "m/games/pair-00000-a.json"
     sent = client.get(f"/api/games/{key}").json()

@@ -122,7 +122,7 @@ def test_the_legend_names_the_marks_and_the_point_dot_leaves_a_tens_rank_clear(
 def test_the_spoiler_free_mode_hides_the_result_until_the_last_step_and_is_remembered(
     page, served, record, screenshot
 ):
-    result = f"{record['result']['scores'][0]} to {record['result']['scores'][1]}"
+    result = f"{record.result.scores[0]} to {record.result.scores[1]}"
     open_game(page, f"{served.url}/view/game.json")
     assert result in page.get_by_test_id("result").inner_text()
     page.get_by_test_id("hide-result").check()

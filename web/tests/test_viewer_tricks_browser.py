@@ -88,14 +88,14 @@ def test_at_a_hands_end_the_grid_shows_each_trick_of_the_record_with_leader_winn
     ends = trick_ends(steps, 1)
     open_game(page, f"{served.url}/view/game.json#step={ends[-1]}", viewport)  # scored
     rows = grid_rows(page)
-    recorded = record["hands"][0]["tricks"]
+    recorded = record.hands[0].score.tricks
     assert [row["trick"] for row in rows] == list(range(1, len(recorded) + 1))
     assert [row["step"] for row in rows] == ends
     for row, trick, end in zip(rows, recorded, ends, strict=True):
-        leader = trick["plays"][0][0]
-        assert row["cards"] == {str(seat): card for seat, card in trick["plays"]}
+        leader = trick.plays[0][0]
+        assert row["cards"] == {str(seat): card for seat, card in trick.plays}
         assert row["leader"] == leader and row["led"] == str(leader)
-        assert row["winner"] == trick["winner"] and row["won"] == str(trick["winner"])
+        assert row["winner"] == trick.winner and row["won"] == str(trick.winner)
         assert row["points"] == points_text(steps[end]["trick"]["teams"], bool(viewport))
     screenshot("hand-end")
 
@@ -112,7 +112,7 @@ def test_mid_trick_the_grid_shows_the_tricks_before_and_the_one_being_played(
     assert [row["current"] for row in rows] == [False, True]
     playing = rows[1]
     assert playing["winner"] is None and playing["won"] is None and playing["points"] == ""
-    trick_2 = record["hands"][0]["tricks"][1]["plays"][:2]
+    trick_2 = record.hands[0].score.tricks[1].plays[:2]
     assert playing["cards"] == {str(seat): card for seat, card in trick_2}
     assert playing["leader"] == trick_2[0][0] and playing["step"] == second_card
     winner = page.get_by_test_id("trick-row").nth(1).get_by_test_id("trick-row-winner")
@@ -157,7 +157,7 @@ def test_at_a_hands_deal_the_grid_is_empty_and_keeps_its_size(
 def test_a_trick_cut_short_by_a_forfeit_is_shown_unfinished(page, serve, tmp_path, screenshot):
     bots = [RandomBot(0), IllegalPlayer(1), RandomBot(2), RandomBot(3)]
     record = play_game(bots, seed=4, options=RuleOptions(hand_cap=3))
-    assert record["result"]["termination"] == "forfeit"
+    assert record.result.termination == "forfeit"
     write_record(record, tmp_path / "forfeit.json")
     with serve(create_app(FolderSource(tmp_path))) as server:
         open_game(page, f"{server.url}/view/forfeit.json#step=end", None)

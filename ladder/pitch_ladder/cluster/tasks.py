@@ -44,7 +44,6 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from distributed import Worker, get_worker
 
@@ -62,6 +61,7 @@ from pitch_referee.match import (
 from pitch_referee.referee import Referee
 from pitch_referee.sandbox import unavailable_reason
 from pitch_referee.warm import WarmBots
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.record import GZIP_MAGIC, RecordError, load_record
 
 from ..verify import refusal
@@ -81,7 +81,7 @@ class VerifiedGame:
 
     outcome: GameOutcome
     """Its outcome (and termination), with the spec the owner asked for."""
-    seed: str
+    seed: int | str | None
     first_dealer: int
     players: tuple[str, ...]
     """The record's schedule fields (the bot at each seat), for the owner to check."""
@@ -91,13 +91,13 @@ class VerifiedGame:
     """sha256 of the record file's bytes (before the trip's compression), hex."""
 
     @classmethod
-    def of(cls, outcome: GameOutcome, record: dict[str, Any], data: bytes) -> VerifiedGame:
+    def of(cls, outcome: GameOutcome, record: GameRecord, data: bytes) -> VerifiedGame:
         """``record`` of ``outcome``, read from the file bytes ``data`` (a compressed
         record file travels as it is)."""
-        players = tuple(player["name"] for player in record["players"])
+        players = tuple(player.name for player in record.players)
         packed = data if data.startswith(GZIP_MAGIC) else gzip.compress(data, 6, mtime=0)
         digest = hashlib.sha256(data).hexdigest()
-        return cls(outcome, record["seed"], record["first_dealer"], players, packed, digest)
+        return cls(outcome, record.seed, record.first_dealer, players, packed, digest)
 
     def data(self, compressed: bool) -> bytes:
         """The record file's bytes: ``packed`` itself when the file is ``compressed``.

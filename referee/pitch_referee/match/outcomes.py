@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass
 from typing import IO, Any, NamedTuple
 
 from pitch_sdk.faults import FaultKind
-from pitch_sdk.record import RecordError, RecordFault, load_record, record_result
+from pitch_sdk.gamerecord import Fault, GameRecord, RecordError
+from pitch_sdk.record import load_record, record_result
 
 from .folder import COMPRESSED, PLAIN, MatchFolder, RecordFile
 from .schedule import GameSpec, position
@@ -54,15 +55,15 @@ class GameOutcome:
     a_cpu_ms: float | None = None
     """CPU used by bot A's two processes in this game, where the sandbox measured it."""
     b_cpu_ms: float | None = None
-    a_faults: tuple[RecordFault, ...] = ()
-    b_faults: tuple[RecordFault, ...] = ()
+    a_faults: tuple[Fault, ...] = ()
+    b_faults: tuple[Fault, ...] = ()
     a_asked: bool = True
     """Whether bot A made a decision of its own in this game (one not forced)."""
     b_asked: bool = True
     termination: str = ""
     """How the game ended (the record's ``result.termination``)."""
 
-    def faults_of(self, side: str) -> tuple[RecordFault, ...]:
+    def faults_of(self, side: str) -> tuple[Fault, ...]:
         return self.a_faults if side == "a" else self.b_faults
 
     def failed(self, side: str) -> bool:
@@ -81,7 +82,7 @@ class GameOutcome:
         return (self.b_points, self.a_points)
 
     @classmethod
-    def from_record(cls, spec: GameSpec, record: dict[str, Any]) -> GameOutcome:
+    def from_record(cls, spec: GameSpec, record: GameRecord) -> GameOutcome:
         """The outcome of ``spec``'s finished record.
 
         Raises:
@@ -151,17 +152,17 @@ class GameOutcome:
         )
 
 
-def _asked(record: dict[str, Any], team: int) -> bool:
+def _asked(record: GameRecord, team: int) -> bool:
     """Whether a seat of ``team`` made an unforced decision in ``record``."""
     return any(
-        not decision.get("forced", True) and decision.get("seat", -1) % 2 == team
-        for hand in record.get("hands", [])
-        for decision in hand.get("decisions", [])
+        not decision.forced and decision.seat % 2 == team
+        for hand in record.hands
+        for decision in hand.decisions
     )
 
 
-def _faults(entries: list[dict[str, Any]]) -> tuple[RecordFault, ...]:
-    return tuple(RecordFault(**entry) for entry in entries)
+def _faults(entries: list[dict[str, Any]]) -> tuple[Fault, ...]:
+    return tuple(Fault(**entry) for entry in entries)
 
 
 class RecordNames:

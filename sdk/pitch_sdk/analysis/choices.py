@@ -43,10 +43,11 @@ from ..actions import Decision
 from ..bots import GreedyBot
 from ..cards import TRUMPS, Seat, Team, team_of
 from ..determinize import determinize
+from ..gamerecord import GameRecord
 from ..progress import PLAYING
+from ..replay import Dealt, ReplayResult, Step, replay
 from ..rules import GameState
 from ..views import PlayerView
-from ..walk import Dealt, Step, walk
 from .outcome import HandOutcome
 from .solver import solve
 
@@ -171,7 +172,7 @@ def choice_values(
 
 
 def decision_values(
-    record: dict[str, Any],
+    record: GameRecord,
     hand: int | None = None,
     *,
     samples: int = DEFAULT_SAMPLES,
@@ -183,7 +184,7 @@ def decision_values(
     Every decision draws its samples from its own generator, seeded by ``seed``, the
     hand and the decision's index, so a decision gets the same values whether the whole
     game or only its hand is analysed. The record must replay cleanly
-    (``pitch_sdk.record.replay`` says whether it does).
+    (``pitch_sdk.replay.check`` says whether it does).
 
     Raises:
         ValueError: fewer than 2 samples are asked for.
@@ -191,7 +192,9 @@ def decision_values(
     if samples < 2:
         raise ValueError(f"at least 2 samples are needed to state an error, not {samples}")
     steps = _ViewerSteps(record)
-    for event in walk(record):
+    for event in replay(record):
+        if isinstance(event, ReplayResult):
+            break
         step = steps.number(event)
         if not isinstance(event, Step) or (hand is not None and event.hand != hand):
             continue
@@ -260,10 +263,8 @@ class _ViewerSteps:
     decision, with each recorded fault a step of its own just before the decision it
     concerns (after the hand's last decision for one past it)."""
 
-    def __init__(self, record: dict[str, Any]) -> None:
-        self.faults = sorted(
-            (fault.get("hand", 0), fault.get("decision", 0)) for fault in record.get("faults", ())
-        )
+    def __init__(self, record: GameRecord) -> None:
+        self.faults = sorted((fault.hand, fault.decision) for fault in record.faults)
         self.next = 0
 
     def number(self, event: Dealt | Step) -> int:

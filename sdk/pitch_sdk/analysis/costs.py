@@ -14,9 +14,10 @@ from typing import Any
 
 from ..actions import Action
 from ..cards import TEAM_OF, Seat, card_name
+from ..gamerecord import GameRecord
 from ..progress import PLAYING
+from ..replay import Step, replay
 from ..rules import GameState
-from ..walk import Step, walk
 from .outcome import require_play
 from .solver import solve
 
@@ -48,12 +49,12 @@ class PlayCost:
         return {**self.__dict__, "best": list(self.best)}
 
 
-def play_costs(record: dict[str, Any], hand: int | None = None) -> Iterator[PlayCost]:
+def play_costs(record: GameRecord, hand: int | None = None) -> Iterator[PlayCost]:
     """The cost of each card played in ``record`` (only in ``hand`` when one is given).
 
-    The record must replay cleanly (``pitch_sdk.record.replay`` says whether it does).
+    The record must replay cleanly (``pitch_sdk.replay.check`` says whether it does).
     """
-    for event in walk(record):
+    for event in replay(record):
         if not isinstance(event, Step) or event.before.phase is not PLAYING:
             continue
         if hand is None or event.hand == hand:

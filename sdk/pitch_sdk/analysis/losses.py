@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..gamerecord import GameRecord
 from .choices import DEFAULT_SAMPLES, DecisionValue, decision_values
 from .costs import PlayCost, play_costs
 
@@ -116,18 +117,17 @@ class BotLosses:
         }
 
 
-def bot_name(record: dict[str, Any], seat: int) -> str:
+def bot_name(record: GameRecord, seat: int) -> str:
     """The bot in ``seat`` as the record's players name it: ``name version``, or the seat
     when the record does not say."""
-    for player in record.get("players", ()):
-        if player.get("seat") == seat:
-            version = player.get("version")
-            return str(player.get("name")) + (f" {version}" if version else "")
-    return f"seat {seat}"
+    player = record.player(seat)
+    if player is None:
+        return f"seat {seat}"
+    return player.name + (f" {player.version}" if player.version else "")
 
 
 def bot_losses(
-    games: Iterable[tuple[str, dict[str, Any]]],
+    games: Iterable[tuple[str, GameRecord]],
     hand: int | None = None,
     top: int = 5,
     *,

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cards import Team
+from ..gamerecord import GameRecord
 from ..progress import PLAYING
-from ..walk import Step, walk
+from ..replay import Step, replay
 from .solver import solve
 
 
@@ -42,20 +43,21 @@ class HandPar:
         return {**self.__dict__, "taken": list(self.taken), "points": list(self.points)}
 
 
-def hand_pars(record: dict[str, Any], hand: int | None = None) -> Iterator[HandPar]:
+def hand_pars(record: GameRecord, hand: int | None = None) -> Iterator[HandPar]:
     """The par of each hand of ``record`` that reached the play (only ``hand`` when given).
 
-    The record must replay cleanly (``pitch_sdk.record.replay`` says whether it does).
+    The record must replay cleanly (``pitch_sdk.replay.check`` says whether it does).
     """
     solved = 0
-    for event in walk(record):
+    for event in replay(record):
         if not isinstance(event, Step) or event.before.phase is not PLAYING:
             continue
         if event.hand == solved or (hand is not None and event.hand != hand):
             continue
         solved = event.hand
         outcome = solve(event.before)
-        played = record["hands"][event.hand - 1]["points"]
+        score = record.hands[event.hand - 1].score
+        played = score.points if score is not None else (0, 0)
         yield HandPar(
             event.hand,
             outcome.bid,

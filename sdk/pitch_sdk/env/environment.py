@@ -19,6 +19,7 @@ from pettingzoo import AECEnv
 
 from ..bot import Bot
 from ..cards import SEATS, Seat, team_of
+from ..gamerecord import GameRecord
 from ..options import RuleOptions
 from ..selfplay import BotPlayer
 from ..table import Answer, GameStart, Player, SeatEvent, Table, Turn
@@ -246,8 +247,8 @@ class PitchEnv(AECEnv):
             self._game.close()
             self._game = None
 
-    def record(self) -> dict[str, Any]:
-        """The game's record so far (``pitch_sdk.record`` format): replay it, view it."""
+    def record(self) -> GameRecord:
+        """The game's record so far: replay it, view it, write it (``pitch_sdk.record``)."""
         assert self._table is not None, "record() before reset()"
         return self._table.recorder.record()
 

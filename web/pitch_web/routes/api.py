@@ -173,7 +173,7 @@ def games(
 @router.get("/games/{key:path}", response_model=dict[str, Any])
 def game_record(request: Request, key: str) -> dict[str, Any]:
     """A game's record, as ``docs/record-format.md`` describes it."""
-    return request.app.state.source.record(key)
+    return request.app.state.source.record(key).to_json()
 
 
 @router.get("/compare/{pair}", response_model=dict[str, Any])

@@ -46,7 +46,8 @@ from pitch_referee.live import (
     writer_gone,
 )
 from pitch_referee.match.folder import RECORD_SUFFIXES
-from pitch_sdk.record import RecordError, load_record
+from pitch_sdk.gamerecord import GameRecord, RecordError
+from pitch_sdk.record import load_record
 
 from ..hand_summary import HandRow, hand_rows
 from ..live_hands import hands_update
@@ -221,7 +222,7 @@ def _finished_game(request: Request, live: LiveKey) -> Response:
     )
 
 
-def live_timeline(source: Source, live: LiveKey, record: dict[str, Any]) -> dict[str, Any]:
+def live_timeline(source: Source, live: LiveKey, record: GameRecord) -> dict[str, Any]:
     """The timeline of a live game's record so far, with the bots' lines that anyone may
     read (``viewer_data.visible_logs``): each at its step as the log's index says."""
     logs = visible_logs(source, record, live.game, live.match_root)
@@ -350,7 +351,7 @@ class _Follower:
             return events + self._gone("The game stopped before its end: its run was killed.")
         return events
 
-    def _steps(self, record: dict[str, Any], at: tuple[Any, ...] | None = None) -> list[str]:
+    def _steps(self, record: GameRecord, at: tuple[Any, ...] | None = None) -> list[str]:
         """The steps not sent yet: all of them, with the header, in the first event.
 
         ``at`` names this moment of this game for the streams' shared timelines (None: a
