@@ -148,10 +148,11 @@ class BotConnection:
             self._fail(BotProtocolError(f"expected an answer, the bot sent {kind or 'nothing'}"))
             return
         request_id = message.answer.request_id
-        pending_id = self._pending[0] if self._pending is not None else None
-        if request_id == pending_id:
-            if not self._pending[1].done():
-                self._pending[1].set_result(message.answer)
+        pending = self._pending
+        pending_id = pending[0] if pending is not None else None
+        if pending is not None and request_id == pending[0]:
+            if not pending[1].done():
+                pending[1].set_result(message.answer)
         elif request_id in self._timed_out:
             self._timed_out.discard(request_id)
             log.debug("%s: ignoring a late answer to request %d", self.name, request_id)
@@ -250,7 +251,8 @@ class RefereeService(services.RefereeServicer):
         try:
             while True:
                 message = await context.read()
-                if message is grpc.aio.EOF:
+                # grpc-stubs 1.53 predates grpc.aio.EOF (grpcio has it since 1.32)
+                if message is grpc.aio.EOF:  # type: ignore[attr-defined]
                     connection.lost("the bot closed its stream")
                     return
                 connection.deliver(message)
@@ -304,7 +306,8 @@ def _add_service(service: RefereeService, server: grpc.aio.Server) -> None:
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler("pitch.v1.Referee", handlers),)
     )
-    server.add_registered_method_handlers("pitch.v1.Referee", handlers)
+    # grpc-stubs 1.53 predates Server.add_registered_method_handlers (grpcio 1.63)
+    server.add_registered_method_handlers("pitch.v1.Referee", handlers)  # type: ignore[attr-defined]
 
 
 async def stop_server(server: grpc.aio.Server) -> None:

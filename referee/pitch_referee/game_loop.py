@@ -108,7 +108,7 @@ async def play_game(
     seeds = [bot_seed(secret, game_id, seed, seat) for seat in SEATS]
     notes = [
         {"seed": seeds[seat]}  # for `pitch rerun`; records are out of every bot's reach
-        | ({"log": bots[seat].log_name} if bots[seat].log_name else {})
+        | ({"log": log} if (log := bots[seat].log_name) else {})
         for seat in SEATS
     ]
     grid = TimingGrid(timing_grid_ms) if timing_grid_ms > 0 else None

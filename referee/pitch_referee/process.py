@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pitch_sdk.faults import FaultKind
 from pitch_sdk.grpc_io import io_setting
@@ -253,8 +253,9 @@ class BotProcess:
         assert self.process is not None
         exited = asyncio.ensure_future(self.process.wait())
         try:
+            waited: set[asyncio.Future[Any]] = {hello, exited}  # a bot and a process result
             done, _ = await asyncio.wait(
-                {hello, exited}, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED
+                waited, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED
             )
         finally:
             exited.cancel()

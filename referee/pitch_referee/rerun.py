@@ -275,8 +275,8 @@ class _ComparingPlayer:
             self.report.findings.append(replace(finding, fault=f"{fault.kind}: {fault.detail}"))
             return Answer(recorded.action, turn.budget.total_ms)
         if answer.action not in turn.view.legal_actions:
-            fault = f"{FaultKind.ILLEGAL_ACTION}: {answer.action} is not legal here"
-            self.report.findings.append(replace(finding, answer=str(answer.action), fault=fault))
+            illegal = f"{FaultKind.ILLEGAL_ACTION}: {answer.action} is not legal here"
+            self.report.findings.append(replace(finding, answer=str(answer.action), fault=illegal))
         elif answer.action != recorded.action:
             self.report.findings.append(replace(finding, answer=str(answer.action)))
         return Answer(recorded.action, answer.ms)

@@ -60,7 +60,7 @@ INTERVAL_SIGMAS = 2.0
 
 _MODEL = BradleyTerryFull(mu=INITIAL_MU, sigma=INITIAL_SIGMA, beta=BETA, tau=0.0)
 
-_RANKS = {1.0: [0, 1], 0.5: [0, 0], 0.0: [1, 0]}
+_RANKS: dict[float, list[float]] = {1.0: [0, 1], 0.5: [0, 0], 0.0: [1, 0]}
 """openskill ranks (lower is better) of team A and team B for A's score."""
 
 Game: TypeAlias = tuple[tuple[K, K], tuple[K, K], float]

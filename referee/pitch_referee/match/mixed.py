@@ -263,7 +263,9 @@ def mixed_summary(root: Path) -> MixedSummary:
     order = rated + [bot.name for bot in bots if bot.name not in rated]
     versions = {bot.name: bot.version for bot in bots}
     results = tuple(
-        BotResult(name, versions[name], sum(counts[name]), *counts[name], ratings[name])
+        BotResult(
+            name, versions[name], sum(wld := counts[name]), wld[0], wld[1], wld[2], ratings[name]
+        )
         for name in order
     )
     summary = MixedSummary(root, bots, _overall(summaries), summaries, results)

@@ -143,11 +143,15 @@ class GameOutcome:
         return cls(
             spec,
             _SCORES[data["a_score"]],
-            *numbers,
-            *cpu,
+            numbers[0],
+            numbers[1],
+            numbers[2],
+            cpu[0],
+            cpu[1],
             _faults(data["a_faults"]),
             _faults(data["b_faults"]),
-            *flags,
+            flags[0],
+            flags[1],
             sys.intern(str(data["termination"])),
         )
 

@@ -274,7 +274,7 @@ def _work(
         else:
             house.run(_play_pairs(job, worker, line, announce, house.bots))
     except (BotError, MatchError, OSError, ValueError) as error:
-        message = ("failed", f"worker {worker}: {error}")
+        message: tuple[str, str | None] = ("failed", f"worker {worker}: {error}")
     else:
         message = ("done", None)
     with contextlib.suppress(OSError):  # the match may be gone already
