@@ -404,7 +404,16 @@ def standings_table(lines: list[Standing]) -> RenderableType:
             )
         ),
     )
-    headings = ("#", "bot", "version", "ML (95%)", "Elo", "games", "W-L-D", "score")
+    headings: tuple[str, ...] = (
+        "#",
+        "bot",
+        "version",
+        "ML (95%)",
+        "Elo",
+        "games",
+        "W-L-D",
+        "score",
+    )
     if teams:
         headings += ("team (95%)",)
     for heading in ("group", *headings) if split else headings:

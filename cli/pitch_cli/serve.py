@@ -261,12 +261,14 @@ def run(
     config = uvicorn.Config(
         BodyTimeout(app, limits.body_timeout_s),
         http=with_header_timeout(limits.header_timeout_s),
-        timeout_keep_alive=limits.keep_alive_s,  # type: ignore[arg-type]  (a float works)
+        # uvicorn annotates these two timeouts int, but passes them on as seconds: a float works
+        timeout_keep_alive=limits.keep_alive_s,  # type: ignore[arg-type]
         limit_concurrency=limits.max_connections,
         h11_max_incomplete_event_size=limits.max_header_bytes,
         log_level="info" if settings else "warning",
         log_config=logs,
-        timeout_graceful_shutdown=STREAM_GRACE_S,  # live games' streams end with their game
+        # live games' streams end with their game
+        timeout_graceful_shutdown=STREAM_GRACE_S,  # type: ignore[arg-type]
     )
     server = _server_class()(config, lambda: close_service(app))
     try:
