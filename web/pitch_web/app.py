@@ -102,13 +102,14 @@ def described_errors(app: FastAPI) -> dict[str, object]:
     """The app's OpenAPI description, its 422 answers described as they are sent: one
     line in ``detail`` (FastAPI describes its own list of errors, which this app turns
     into that line)."""
-    if app.openapi_schema is None:
-        described = FastAPI.openapi(app)
-        schemas = described.get("components", {}).get("schemas", {})
-        if "HTTPValidationError" in schemas:
-            schemas["HTTPValidationError"] = ERROR_SCHEMA
-            schemas.pop("ValidationError", None)
-    return app.openapi_schema
+    if app.openapi_schema is not None:
+        return app.openapi_schema
+    described = FastAPI.openapi(app)  # kept as app.openapi_schema
+    schemas = described.get("components", {}).get("schemas", {})
+    if "HTTPValidationError" in schemas:
+        schemas["HTTPValidationError"] = ERROR_SCHEMA
+        schemas.pop("ValidationError", None)
+    return described
 
 
 def validation_message(error: RequestValidationError) -> str:

@@ -226,7 +226,9 @@ class RecordingContext(SpawnContext):
         super().__init__()
         self.made: list[BaseProcess] = []
 
-    def Process(self, *args: Any, **kwargs: Any) -> SpawnProcess:
+    # typeshed names the context's Process as the class itself; a factory that returns one
+    # is called the same way by the executor
+    def Process(self, *args: Any, **kwargs: Any) -> SpawnProcess:  # type: ignore[override]
         process = SpawnProcess(*args, **kwargs)
         self.made.append(process)
         return process

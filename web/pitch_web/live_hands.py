@@ -36,7 +36,8 @@ def hands_update(
         (n for n, (new, old) in enumerate(zip(rows, sent, strict=False)) if new != old),
         min(len(rows), len(sent)),
     )
-    row_macro = templates.env.get_template("_hand_row.html").module.hand_row
+    # a template's macros are attributes made at run time, which Jinja's types cannot name
+    row_macro = templates.env.get_template("_hand_row.html").module.hand_row  # type: ignore[attr-defined]
     update: dict[str, Any] = {
         "from": first,
         "rows": [str(row_macro(row, players)).strip() for row in rows[first:]],

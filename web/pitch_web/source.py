@@ -219,7 +219,7 @@ def _folder_game(entry: dict[str, Any], prefix: str) -> FolderGame:
         game=str(entry.get("game")),
         a_team=number(entry.get("a_team"), int),
         a_score=number(entry.get("a_score"), float),
-        scores=tuple(scores) if isinstance(scores, list) and len(scores) == 2 else None,  # type: ignore[arg-type]
+        scores=tuple(scores) if isinstance(scores, list) and len(scores) == 2 else None,
         termination=text(entry.get("termination")),
     )
 

@@ -39,11 +39,12 @@ def cached_timeline(request: Request, key: str, author: Author | None = None) ->
         RecordError: its record cannot be read or walked.
     """
     source = request.app.state.source
-    cache: OrderedDict[tuple[str, object, int | None], dict[str, Any]] = getattr(
-        request.app.state, "viewer_timelines", OrderedDict()
+    cache: OrderedDict[tuple[str, object, int | None], dict[str, Any]] | None = getattr(
+        request.app.state, "viewer_timelines", None
     )
-    request.app.state.viewer_timelines = cache
-    version = (key, record_version(source, key), author and author.id)
+    if cache is None:
+        cache = request.app.state.viewer_timelines = OrderedDict()
+    version = (key, record_version(source, key), author.id if author else None)
     if version in cache:
         cache.move_to_end(version)
         return cache[version]

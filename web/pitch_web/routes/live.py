@@ -179,8 +179,10 @@ def live_view(request: Request, key: str) -> Response:
     reader = JournalReader(live.journal)
     try:
         reader.read()
-        going_on = reader.header is not None and not reader.finished
-        going_on = going_on and not writer_gone(reader.header, live.journal)
+        header = reader.header
+        going_on = (
+            header is not None and not reader.finished and not writer_gone(header, live.journal)
+        )
     except (FileNotFoundError, JournalError):
         going_on = False
     if not going_on:
