@@ -34,7 +34,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col
 
 from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
-from pitch_sdk.record import GZIP_MAGIC, RecordError, parse_record, record_result
+from pitch_sdk.gamerecord import RecordError
+from pitch_sdk.record import GZIP_MAGIC, parse_record, record_result
 
 from .errors import LadderError
 from .models import Game, GameRecord, Match, now

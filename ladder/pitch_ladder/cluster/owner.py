@@ -37,12 +37,13 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from distributed import Client, KilledWorker, Security, as_completed
-from distributed.comm import connect as comm_connect
 from distributed.comm.addressing import parse_host_port
+from distributed.comm.core import connect as comm_connect
 
 from pitch_referee.live import JournalPublisher
 from pitch_referee.match import GameOutcome, GameSpec, Job, MatchFolder, WorkerError
-from pitch_sdk.record import RecordError, write_record_bytes
+from pitch_sdk.gamerecord import RecordError
+from pitch_sdk.record import write_record_bytes
 
 from ..errors import LadderError
 from ..verify import seated

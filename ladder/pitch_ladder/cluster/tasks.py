@@ -61,8 +61,8 @@ from pitch_referee.match import (
 from pitch_referee.referee import Referee
 from pitch_referee.sandbox import unavailable_reason
 from pitch_referee.warm import WarmBots
-from pitch_sdk.gamerecord import GameRecord
-from pitch_sdk.record import GZIP_MAGIC, RecordError, load_record
+from pitch_sdk.gamerecord import GameRecord, RecordError
+from pitch_sdk.record import GZIP_MAGIC, load_record
 
 from ..verify import refusal
 from .bots import BotRef, fetch_bot
