@@ -280,7 +280,7 @@ def check_new_name(session: Session, name: str) -> None:
 def list_authors(store: Store) -> list[AuthorInfo]:
     """Every author, by name, with their working token's id and their number of bots."""
     with _session(store) as session:
-        bots = dict(
+        bots: dict[int | None, int] = dict(
             session.exec(select(Bot.author_id, func.count()).group_by(col(Bot.author_id))).all()
         )
         tokens = {
@@ -359,7 +359,7 @@ def _revoke_all(session: Session, author: Author) -> list[str]:
     """Revoke the author's working tokens in one statement (which sees every token
     committed before it, including another command's); their ids."""
     revoked = session.exec(
-        update(AuthorToken)  # type: ignore[call-overload]
+        update(AuthorToken)
         .where(col(AuthorToken.author_id) == author.id, col(AuthorToken.revoked_at).is_(None))
         .values(revoked_at=now())
         .returning(col(AuthorToken.id))

@@ -30,7 +30,7 @@ from .errors import LadderError
 
 if TYPE_CHECKING:
     from alembic.config import Config
-    from sqlalchemy.sql.expression import Executable
+    from sqlalchemy.sql.expression import ClauseElement
     from sqlmodel import Session
 
 SQLITE_FILE = "ladder.db"
@@ -229,7 +229,7 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def driver_rows(session: Session, query: Executable | str) -> list[tuple[Any, ...]]:
+def driver_rows(session: Session, query: ClauseElement | str) -> list[tuple[Any, ...]]:
     """The rows of ``query`` in the session's transaction, through the driver's own
     cursor, as the driver gives them (SQLite's booleans are 0 and 1): a third of the time
     of SQLAlchemy's result rows, for reads of every row of a table (the fit's pair totals,
@@ -237,7 +237,9 @@ def driver_rows(session: Session, query: Executable | str) -> list[tuple[Any, ..
     if not isinstance(query, str):
         dialect = session.get_bind().dialect
         query = str(query.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
-    cursor = session.connection().connection.driver_connection.cursor()
+    driver = session.connection().connection.driver_connection
+    assert driver is not None  # a connection in use holds its driver's
+    cursor = driver.cursor()
     try:
         cursor.execute(query)
         return cursor.fetchall()

@@ -119,7 +119,7 @@ class Importer:
                 ids = connection.execute(
                     insert(Game).returning(col(Game.id), sort_by_parameter_order=True), rows
                 ).scalars()
-                records = [
+                records: list[dict[str, Any]] = [
                     {"game_id": game, "text": new.text}
                     for game, new in zip(ids, found, strict=True)
                 ]
@@ -137,7 +137,7 @@ class Importer:
                 finished.append(match)
             if finished:
                 session.exec(
-                    update(Match)  # type: ignore[call-overload]
+                    update(Match)
                     .where(col(Match.id).in_([match.match_id for match in finished]))
                     .values(status="finished", finished_at=now())
                 )

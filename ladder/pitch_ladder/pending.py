@@ -134,7 +134,7 @@ class PendingMatches:
                 .where(col(Game.match_id).in_(pending))
                 .group_by(col(Game.match_id))
             ).all()
-            started = {match_id for match_id, _ in stored}
+            started: set[int | None] = {match_id for match_id, _ in stored}
             folders = _folders(ladder / MATCHES)
             if folders:
                 for match_id, folder in session.exec(

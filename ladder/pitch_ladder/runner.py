@@ -224,7 +224,7 @@ class _Run:
 
     def _submit(self, executor: Executor, match: PendingMatch) -> Future[list[str]]:
         try:
-            partners = tuple(
+            a_partner, b_partner = (
                 None if partner is None else str(self.ladder / partner.folder)
                 for partner in (match.a_partner, match.b_partner)
             )
@@ -234,7 +234,7 @@ class _Run:
                 str(self.ladder / match.b_folder),
                 match.settings,
                 str(self.ladder / match.folder),
-                partners=partners,
+                partners=(a_partner, b_partner),
             )
         except BrokenProcessPool:
             raise

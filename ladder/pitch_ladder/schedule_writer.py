@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func
+from sqlalchemy import Connection, Engine, func, inspect
 from sqlmodel import Session, select
 
 from .errors import LadderError
@@ -152,7 +152,7 @@ def _seats(lineup: Lineup) -> tuple[str, str | None, str, str | None]:
     """Bot A, its partner, bot B, its partner (``None``: the bot partners itself)."""
     if len(lineup) == 2:
         return lineup[0], None, lineup[1], None
-    return lineup  # type: ignore[return-value]
+    return lineup
 
 
 _SEED = "<seed>"
@@ -179,13 +179,15 @@ def _insert_matches(connection: Connection, rows: Iterable[tuple[Any, ...]], at:
     the database's work."""
     columns = ", ".join(_MATCH_COLUMNS)
     if connection.dialect.name == "postgresql":
-        cursor = connection.connection.driver_connection.cursor()  # psycopg, this transaction
+        driver = connection.connection.driver_connection
+        assert driver is not None  # a connection in use holds its driver's
+        cursor = driver.cursor()  # psycopg, this transaction
         with cursor.copy(f'COPY "match" ({columns}) FROM STDIN') as copy:
             for row in rows:
                 copy.write_row((*row, "pending", at))
         return
     dialect = connection.dialect
-    stamp = Match.__table__.c.created_at.type.dialect_impl(dialect).bind_processor(dialect)
+    stamp = inspect(Match).columns["created_at"].type.dialect_impl(dialect).bind_processor(dialect)
     created = stamp(at) if stamp else at  # SQLite keeps times as SQLAlchemy writes them
     marks = ", ".join("?" * len(_MATCH_COLUMNS))
     for chunk in _chunks(((*row, "pending", created) for row in rows), _INSERT_ROWS):

@@ -315,7 +315,7 @@ def _team_match(lineup: TeamLineup) -> str:
     return f"{a}+{a_partner} vs {b}+{b_partner}"
 
 
-def _partnered(session: Session, latest: dict[int, str]) -> dict[frozenset[str], int]:
+def _partnered(session: Session, latest: dict[int | None, str]) -> dict[frozenset[str], int]:
     """The team games each two of the latest versions (named) are scheduled to play, or
     have played, as partners."""
     counts: dict[frozenset[str], int] = {}

@@ -138,7 +138,8 @@ def worker_count(client: Client) -> int:
     threads = sum(client.nthreads().values())
     if not threads:
         raise ClusterError(
-            f"the Dask scheduler at {client.scheduler.address} has no workers: start some "
+            f"the Dask scheduler at {client.scheduler and client.scheduler.address} has no "
+            "workers: start some "
             "with `dask worker ADDRESS`"
         )
     return threads

@@ -159,7 +159,7 @@ def play_pair(
         refs = [a, b, *(ref for ref in partners if ref is not None)]
         bots = {ref.digest: fetch_bot(ref) for ref in refs}
         entrants = {digest: Entrant(bot.name, bot) for digest, (bot, _) in bots.items()}
-        seated = [ref and entrants[ref.digest] for ref in partners]
+        seated = [None if ref is None else entrants[ref.digest] for ref in partners]
         settings_text = json.dumps(settings.to_json(), sort_keys=True)
         key = (*(ref and ref.digest for ref in (a, b, *partners)), settings_text, sandboxed, live)
 

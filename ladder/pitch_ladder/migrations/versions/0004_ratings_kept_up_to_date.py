@@ -144,7 +144,7 @@ def _replay(game: sa.TableClause) -> None:
             game.c.a_score,
         )
     ).all()
-    rows.sort(key=lambda row: (row[0], row[1], row[2]))
+    rows = sorted(rows, key=lambda row: (row[0], row[1], row[2]))
     elo: dict[int, float] = {}
     results: dict[int, list[int]] = {}  # version: games, wins, losses, draws
     pairs: dict[tuple[int, int], list[float]] = {}  # (low, high): games, low's points
