@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from sqlalchemy import case, func
@@ -22,6 +23,7 @@ from sqlmodel import Session, col, select
 
 from pitch_referee.team_ratings import TeamRating
 
+from .database import select_columns
 from .models import Bot, BotVersion, Game, GameRecord, Match, RatingHistory, VersionRating
 from .partnerships import team_ratings
 from .rating_tables import Fit
@@ -42,7 +44,7 @@ class VersionName(NamedTuple):
     """``standings.version_label``."""
 
 
-def version_names(session: Session, versions: Iterable[int]) -> dict[int, VersionName]:
+def version_names(session: Session, versions: Iterable[int]) -> dict[int | None, VersionName]:
     """The bot name and version label of each version id (read for these ids only)."""
     return {
         version: VersionName(name, label_of(manifest_version, digest))
@@ -126,14 +128,20 @@ def matches(
         bound.append(col(Match.status) == status)
     newest = col(Match.id).desc()
     if versions is None:
-        query = select(*_MATCH_COLUMNS).where(*bound).order_by(newest).offset(offset).limit(limit)
+        query = (
+            select_columns(*_MATCH_COLUMNS)
+            .where(*bound)
+            .order_by(newest)
+            .offset(offset)
+            .limit(limit)
+        )
         rows = [_MatchRow(*row) for row in session.exec(query)]
     else:
         sides = [
             [
                 _MatchRow(*row)
                 for row in session.exec(
-                    select(*_MATCH_COLUMNS)
+                    select_columns(*_MATCH_COLUMNS)
                     .where(column == version, *bound)
                     .order_by(newest)
                     .limit(offset + limit)
@@ -149,7 +157,7 @@ def matches(
 
 def match(session: Session, number: int) -> MatchInfo | None:
     """The match with id ``number``, if there is one."""
-    row = session.exec(select(*_MATCH_COLUMNS).where(Match.id == number)).first()
+    row = session.exec(select_columns(*_MATCH_COLUMNS).where(Match.id == number)).first()
     return None if row is None else _match_infos(session, [_MatchRow(*row)])[0]
 
 
@@ -166,7 +174,7 @@ def _match_infos(session: Session, rows: list[_MatchRow]) -> list[MatchInfo]:
     tallies = {
         match: (games, int(wins or 0), int(losses or 0), int(a_points or 0), int(b_points or 0))
         for match, games, wins, losses, a_points, b_points in session.exec(
-            select(
+            select_columns(
                 Game.match_id,
                 func.count(),
                 func.sum(case((col(Game.a_score) == 1.0, 1), else_=0)),
@@ -312,7 +320,7 @@ def _opponents(session: Session, versions: list[int]) -> list[OpponentLine]:
             (Game.b_version_id, Game.a_version_id, 0.0, 1.0, Game.b_points, Game.a_points),
         ):
             for opponent, *counts in session.exec(
-                select(
+                select_columns(
                     theirs,
                     func.count(),
                     func.sum(case((col(Game.a_score) == win, 1), else_=0)),
@@ -355,6 +363,7 @@ def _partners(session: Session, versions: list[int]) -> list[PartnerLine]:
                 .where(col(mine) == version, col(Game.a_partner_version_id).is_not(None))
                 .group_by(col(partner))
             ):
+                assert other is not None  # team games only: a partner sits there
                 total = totals.setdefault(other, [0, 0, 0])
                 for i, count in enumerate(counts):
                     total[i] += int(count or 0)
@@ -391,7 +400,7 @@ def _fault_counts(session: Session, versions: list[int]) -> tuple[dict[str, int]
         for version in versions
         for side, column in (("a", col(Game.a_version_id)), ("b", col(Game.b_version_id)))
     ]
-    team_of = dict(islice(heapq.merge(*sides, key=lambda row: -row[0]), FAULT_GAMES))
+    team_of = dict(islice(heapq.merge(*sides, key=itemgetter(0), reverse=True), FAULT_GAMES))
     kinds: Counter[str] = Counter()
     for game, record in session.exec(
         select(GameRecord.game_id, GameRecord.record).where(
@@ -402,7 +411,7 @@ def _fault_counts(session: Session, versions: list[int]) -> tuple[dict[str, int]
     return dict(kinds.most_common()), len(team_of)
 
 
-def _kinds(record: dict[str, Any], team: int) -> Iterable[str]:
+def _kinds(record: Mapping[str, Any], team: int) -> Iterable[str]:
     """The kinds of the record's faults by seats of ``team`` (seats 0 and 2 are team 0)."""
     for fault in record.get("faults") or ():
         if isinstance(fault, dict) and fault.get("seat", -1) % 2 == team:

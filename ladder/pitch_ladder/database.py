@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import URL, Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
+from sqlmodel.sql.expression import Select
 
 from .errors import LadderError
 
@@ -283,3 +284,10 @@ def _revision(connection: Connection) -> str | None:
     if not inspect(connection).has_table("alembic_version"):
         return None
     return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def select_columns(*columns: Any) -> Select[*tuple[Any, ...]]:
+    """``sqlmodel.select`` of more than four columns, typed: sqlmodel types a row's
+    columns one by one in overloads that stop at four, so these rows are tuples of Any
+    (``select`` builds this same statement for two columns or more)."""
+    return Select(*columns)

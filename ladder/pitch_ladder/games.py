@@ -24,6 +24,7 @@ from sqlmodel import Session, col, select
 from pitch_sdk.gamerecord import GameRecord as SdkGameRecord
 
 from .browse import version_names
+from .database import select_columns
 from .game_query import RESULTS, GameQuery
 from .models import Game, GameRecord
 
@@ -165,14 +166,14 @@ def page_of_games(
     if query.match is not None:
         common.append(col(Game.match_id) == query.match)
     if versions is None:
-        query = select(*_GAME_COLUMNS).where(*common).order_by(newest)
-        rows = [_GameRow(*row) for row in session.exec(query.offset(offset).limit(limit))]
+        newest_first = select_columns(*_GAME_COLUMNS).where(*common).order_by(newest)
+        rows = [_GameRow(*row) for row in session.exec(newest_first.offset(offset).limit(limit))]
         return _game_infos(session, folder, rows)
     sides = [
         [
             _GameRow(*row)
             for row in session.exec(
-                select(*_GAME_COLUMNS)
+                select_columns(*_GAME_COLUMNS)
                 .where(column == version, *common, *_result_of(query.result, side))
                 .order_by(newest)
                 .limit(offset + limit)
@@ -197,7 +198,7 @@ partner of either in a team match."""
 
 def stored_game(session: Session, folder: Path, number: int) -> StoredGame | None:
     """Game ``number`` and its record (from the database: the file may be gone)."""
-    row = session.exec(select(*_GAME_COLUMNS).where(Game.id == number)).first()
+    row = session.exec(select_columns(*_GAME_COLUMNS).where(Game.id == number)).first()
     if row is None:
         return None
     record = session.exec(select(GameRecord.record).where(GameRecord.game_id == number)).one()

@@ -25,6 +25,7 @@ from sqlmodel import Session, col, select
 
 from pitch_referee.team_ratings import TeamRating, TeamRatings
 
+from .database import select_columns
 from .models import Game, TeamFitState, TeamRatingRow, now
 
 STATE_ROW = 1
@@ -82,7 +83,7 @@ _TEAM_GAME = col(Game.a_partner_version_id).is_not(None)
 
 def _team_games(session: Session, after: tuple[int, int, str] | None = None) -> list[TeamGame]:
     """The team matches' games in ``GAME_ORDER`` (those after ``after`` only)."""
-    query = select(
+    query = select_columns(
         Game.round,
         Game.match_id,
         Game.game_id,
@@ -115,7 +116,7 @@ def _keep(
     last: tuple[int, int, str],
 ) -> None:
     try:
-        session.exec(delete(TeamRatingRow))  # type: ignore[call-overload]
+        session.exec(delete(TeamRatingRow))
         session.add_all(
             TeamRatingRow.model_validate(
                 {"version_id": version, "mu": r.mu, "sigma": r.sigma, "games": r.games}
@@ -136,4 +137,4 @@ def _keep(
 def forget_team_ratings(session: Session) -> None:
     """Drop the kept ratings, so that the next read computes them again (a repair)."""
     for table in (TeamRatingRow, TeamFitState):
-        session.exec(delete(table))  # type: ignore[call-overload]
+        session.exec(delete(table))

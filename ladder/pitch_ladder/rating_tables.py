@@ -49,7 +49,7 @@ from sqlalchemy import delete, func, insert
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
-from .database import driver_rows
+from .database import driver_rows, select_columns
 from .errors import LadderError
 from .models import (
     FitRating,
@@ -104,7 +104,7 @@ def _same_bot_games() -> Any:
     """The games Elo and the fit rate: same-bot teams only (a bot that partners itself),
     the ratings of the bots themselves. Team matches are the team model's
     (``partnerships``)."""
-    return select(*_GAME_COLUMNS).where(col(Game.a_partner_version_id).is_(None))
+    return select_columns(*_GAME_COLUMNS).where(col(Game.a_partner_version_id).is_(None))
 
 
 def _chunks(values: Iterable[int]) -> Iterator[list[int]]:
@@ -171,7 +171,7 @@ def _replay_tail(session: Session, tail: list[GameRow], new: set[int]) -> None:
         ):
             if version not in start or position[game] < start[version][0]:
                 start[version] = (position[game], before)
-        session.exec(delete(RatingHistory).where(in_chunk))  # type: ignore[call-overload]
+        session.exec(delete(RatingHistory).where(in_chunk))
     versions = {version for row in tail for version in (row.a_version, row.b_version)}
     stored = _version_ratings(session, versions)
     if missing := versions - stored.keys():
@@ -282,7 +282,7 @@ def rebuild(session: Session) -> int:
     next read). Call in a transaction of its own; commits nothing. Returns the games read.
     """
     for table in (RatingHistory, VersionRating, PairTotal, FitRating, FitState):
-        session.exec(delete(table))  # type: ignore[call-overload]
+        session.exec(delete(table))
     forget_team_ratings(session)
     rows = sorted(
         (GameRow(*row) for row in session.exec(_same_bot_games())),
@@ -404,7 +404,8 @@ def _pair_totals(session: Session) -> np.ndarray:
 
 
 def _kept_fit(session: Session) -> Fit:
-    ratings, groups = {}, {}
+    ratings: dict[int, Rating] = {}
+    groups: dict[int, list[int]] = {}
     for version, rating, lower, upper, games, group in driver_rows(
         session,
         "SELECT version_id, rating, lower, upper, games, group_index "
@@ -433,9 +434,12 @@ def _keep_fit(session: Session, fit: Fit, through: int | None) -> None:
         )
         for version, rating in fit.ratings.items()
     ]
-    refused: tuple[type[Exception], ...] = (DBAPIError, session.get_bind().dialect.dbapi.Error)
+    refused: tuple[type[Exception], ...] = (
+        DBAPIError,
+        session.get_bind().dialect.loaded_dbapi.Error,
+    )
     try:
-        session.exec(delete(FitRating))  # type: ignore[call-overload]
+        session.exec(delete(FitRating))
         _write_fit_rows(session, rows)
         state = session.get(FitState, FIT_ROW) or FitState.model_validate({"id": FIT_ROW})
         state.through_game_id, state.fitted_at = through, now()
@@ -467,6 +471,7 @@ def _write_fit_rows(session: Session, rows: list[tuple[Any, ...]]) -> None:
         return
     columns = ", ".join(f'"{name}"' for name in _FIT_COLUMNS)
     connection = session.connection().connection.driver_connection
+    assert connection is not None  # a connection in use holds its driver's
     with (
         connection.cursor() as cursor,
         cursor.copy(f"COPY {FitRating.__tablename__} ({columns}) FROM STDIN") as copy,

@@ -31,7 +31,7 @@ from sqlmodel import Session, col, select
 
 from pitch_referee.team_ratings import TeamRating
 
-from .database import driver_rows
+from .database import driver_rows, select_columns
 from .models import Bot, BotVersion, FitRating, FitState, Game, VersionRating
 from .partnerships import team_ratings
 from .rating_tables import FIT_ROW, Fit, current_fit
@@ -163,7 +163,7 @@ def latest_rows(session: Session, include_retired: bool = False) -> list[LatestR
         .subquery()
     )
     query = (
-        select(*_LATEST_COLUMNS)
+        select_columns(*_LATEST_COLUMNS)
         .join(latest, col(Bot.id) == latest.c.bot_id)
         .join(BotVersion, col(BotVersion.id) == latest.c.id)
         .outerjoin(VersionRating, col(VersionRating.version_id) == col(BotVersion.id))
@@ -276,7 +276,7 @@ def standings_page(session: Session, offset: int, limit: int) -> StandingsPage:
     if offset < placed:
         rows += driver_rows(
             session,
-            select(*_PAGE_COLUMNS)
+            select_columns(*_PAGE_COLUMNS)
             .select_from(FitRating)
             .join(BotVersion, col(BotVersion.id) == col(FitRating.version_id))
             .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
@@ -287,7 +287,7 @@ def standings_page(session: Session, offset: int, limit: int) -> StandingsPage:
     if offset + limit > placed:
         rows += driver_rows(
             session,
-            select(*_PAGE_COLUMNS)
+            select_columns(*_PAGE_COLUMNS)
             .select_from(Bot)
             .join(BotVersion, col(BotVersion.bot_id) == col(Bot.id))
             .outerjoin(FitRating, col(FitRating.version_id) == col(BotVersion.id))
@@ -304,7 +304,7 @@ def standings_page(session: Session, offset: int, limit: int) -> StandingsPage:
 def _page_header() -> Any:
     """What a page needs besides its lines, in one query (one round trip): whether a fit
     is kept, the newest game it is of, the newest game, its last place and the lines."""
-    return select(
+    return select_columns(
         select(func.count()).select_from(FitState).scalar_subquery(),
         select(FitState.through_game_id).where(FitState.id == FIT_ROW).scalar_subquery(),
         select(func.max(Game.id)).scalar_subquery(),

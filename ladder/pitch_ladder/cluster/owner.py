@@ -139,8 +139,7 @@ def worker_count(client: Client) -> int:
     if not threads:
         raise ClusterError(
             f"the Dask scheduler at {client.scheduler and client.scheduler.address} has no "
-            "workers: start some "
-            "with `dask worker ADDRESS`"
+            "workers: start some with `dask worker ADDRESS`"
         )
     return threads
 
