@@ -150,7 +150,7 @@ class BotConnection:
         request_id = message.answer.request_id
         pending = self._pending
         pending_id = pending[0] if pending is not None else None
-        if pending is not None and request_id == pending[0]:
+        if pending is not None and request_id == pending_id:
             if not pending[1].done():
                 pending[1].set_result(message.answer)
         elif request_id in self._timed_out:
