@@ -16,31 +16,14 @@ import argparse
 import random
 import statistics
 import time
-from collections.abc import Sequence
 
-from pitch_sdk.actions import Play
 from pitch_sdk.analysis import solve
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.replay import Step, replay
 from pitch_sdk.selfplay import play_game
-from pitch_sdk.views import PlayerView
+from pitch_testkit.duplicate import Contrary
 from pitch_web.compare import analyse, compare_hands
 from pitch_web.timeline import timeline
-
-
-class OnceOther(GreedyBot):
-    """The greedy bot, but for its first card asked for in hand ``hand``."""
-
-    def __init__(self, hand: int) -> None:
-        super().__init__()
-        self.hand, self.done = hand, False
-
-    def play(self, view: PlayerView, legal: Sequence[Play]) -> Play:
-        choice = super().play(view, legal)
-        if view.hand_number == self.hand and not self.done:
-            self.done = True
-            return next(action for action in legal if action != choice)
-        return choice
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -56,8 +39,8 @@ def measure(pairs: int, seed: int) -> dict[str, float]:
     while len(analyses) < pairs:
         deal, hand = rng.randrange(10**9), rng.randint(1, 8)
         tables = [
-            play_game([OnceOther(hand), GreedyBot(), OnceOther(hand), GreedyBot()], deal),
-            play_game([GreedyBot(), OnceOther(hand), GreedyBot(), OnceOther(hand)], deal),
+            play_game([Contrary(hand), GreedyBot(), Contrary(hand), GreedyBot()], deal),
+            play_game([GreedyBot(), Contrary(hand), GreedyBot(), Contrary(hand)], deal),
         ]
         start = time.perf_counter()
         steps = [timeline(record)["steps"] for record in tables]
