@@ -21,9 +21,8 @@ from pitch_sdk.analysis.choices import DEFAULT_SAMPLES, DecisionValue, decision_
 from pitch_sdk.analysis.costs import PlayCost, play_costs
 from pitch_sdk.analysis.losses import BotLosses, bot_losses
 from pitch_sdk.analysis.par import HandPar, hand_pars
-from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.record import load_record
-from pitch_sdk.replay import check
+from pitch_sdk.replay import Replayed, replayed
 
 from .render import count_of, output_console
 
@@ -83,11 +82,10 @@ def analyze(
     if record.is_dir():
         _analyze_match(record, hand, games, samples, seed, as_json)
         return
-    game = load_record(record)
-    replayed = check(game)
-    if not replayed.ok:
-        raise PitchError(f"{record}: the record does not replay: {replayed.discrepancy}")
-    hands = len(game.hands)
+    game = replayed(load_record(record))  # once, for the pars, the cards and the decisions
+    if not game.result.ok:
+        raise PitchError(f"{record}: the record does not replay: {game.result.discrepancy}")
+    hands = len(game.record.hands)
     if hand is not None and hand > hands:
         raise PitchError(f"{record}: no hand {hand}; the record has {count_of(hands, 'hand')}")
     pars = list(hand_pars(game, hand))
@@ -212,19 +210,19 @@ def _analyze_match(
         console.print(_costliest_table(ranked))
 
 
-def _replayable(paths: list[Path]) -> Iterator[tuple[str, GameRecord]]:
+def _replayable(paths: list[Path]) -> Iterator[tuple[str, Replayed]]:
     """Each record that replays, named by its game, with a progress line on stderr; one
     that does not is skipped with a note."""
     for number, path in enumerate(paths, start=1):
         game = record_game(path)
         typer.echo(f"analyzing game {number} of {len(paths)}: {game}", err=True)
-        record = load_record(path)
-        replayed = check(record)
-        if replayed.ok:
-            yield game, record
+        played = replayed(load_record(path))  # once, for every analysis of the game
+        if played.result.ok:
+            yield game, played
         else:
             typer.echo(
-                f"{path}: skipped, the record does not replay: {replayed.discrepancy}", err=True
+                f"{path}: skipped, the record does not replay: {played.result.discrepancy}",
+                err=True,
             )
 
 

@@ -5,7 +5,9 @@ checking every fact the record states (``docs/record-format.md``, "How replay ch
 record"). It yields each deal and decision with copies of the engine around it, so a
 viewer shows what the engine computes, and ends with the ``ReplayResult``: the first
 discrepancy, or none. ``check`` is the same walk for a reader that wants only the verdict
-(it makes no copies).
+(it makes no copies). ``replayed`` keeps a record with its steps and verdict, for readers
+that go over one game several times (the analyses of ``pitch analyze``) without replaying
+it again.
 """
 
 from __future__ import annotations
@@ -107,6 +109,36 @@ def replay_all(record: GameRecord) -> tuple[list[Dealt | Step], ReplayResult]:
             return steps, item
         steps.append(item)
     raise AssertionError("replay always ends with its verdict")
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """A record replayed once: its steps (``replay``'s, without the verdict) and verdict."""
+
+    record: GameRecord
+    """The record replayed."""
+    steps: tuple[Dealt | Step, ...]
+    """Each deal and decision that replayed cleanly, in order (``replay``'s items)."""
+    result: ReplayResult
+    """The verdict: the first discrepancy, or none."""
+
+
+def replayed(game: GameRecord | Replayed) -> Replayed:
+    """``game`` replayed, or ``game`` itself when it already is: what a reader that takes
+    either calls first, so that a game passed on replayed is never replayed again.
+
+    Examples:
+        >>> from pitch_sdk.record import GameRecorder
+        >>> recorder = GameRecorder(seed=3)
+        >>> recorder.deal()
+        >>> game = replayed(recorder.record())
+        >>> len(game.steps), game.result.ok, replayed(game) is game
+        (1, True, True)
+    """
+    if isinstance(game, Replayed):
+        return game
+    steps, result = replay_all(game)
+    return Replayed(game, tuple(steps), result)
 
 
 def check(record: GameRecord) -> ReplayResult:

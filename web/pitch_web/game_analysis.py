@@ -29,6 +29,7 @@ from pitch_sdk.analysis.choices import decision_values
 from pitch_sdk.analysis.costs import PlayCost, play_costs
 from pitch_sdk.analysis.par import hand_pars
 from pitch_sdk.gamerecord import GameRecord
+from pitch_sdk.replay import replayed
 
 FORMAT_VERSION = 2
 """Bumped when the analysis's JSON changes: kept analyses of another version are redone
@@ -97,15 +98,14 @@ def analyse(
     numbers = [hand.number for hand in record.hands]
     report = progress or (lambda done, total: None)
     report(0, len(numbers))
-    pars = [par.as_dict() for par in hand_pars(record)]
+    game = replayed(record)  # once, for the pars and every hand's decisions
+    pars = [par.as_dict() for par in hand_pars(game)]
     decisions: list[dict[str, Any]] = []
     for done, hand in enumerate(numbers, start=1):
         if samples:
-            decisions += [
-                value.to_json() for value in decision_values(record, hand, samples=samples)
-            ]
+            decisions += [value.to_json() for value in decision_values(game, hand, samples=samples)]
         decisions += [
-            play_decision(cost, steps[cost.hand, cost.index]) for cost in play_costs(record, hand)
+            play_decision(cost, steps[cost.hand, cost.index]) for cost in play_costs(game, hand)
         ]
         report(done, len(numbers))
     decisions.sort(key=lambda decision: decision["step"])

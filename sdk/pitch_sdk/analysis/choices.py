@@ -45,7 +45,7 @@ from ..cards import TRUMPS, Seat, Team, team_of
 from ..determinize import determinize
 from ..gamerecord import GameRecord
 from ..progress import PLAYING
-from ..replay import Dealt, ReplayResult, Step, replay
+from ..replay import Dealt, Replayed, Step, replayed
 from ..rules import GameState
 from ..views import PlayerView
 from .outcome import HandOutcome
@@ -172,7 +172,7 @@ def choice_values(
 
 
 def decision_values(
-    record: GameRecord,
+    game: GameRecord | Replayed,
     hand: int | None = None,
     *,
     samples: int = DEFAULT_SAMPLES,
@@ -184,17 +184,17 @@ def decision_values(
     Every decision draws its samples from its own generator, seeded by ``seed``, the
     hand and the decision's index, so a decision gets the same values whether the whole
     game or only its hand is analysed. The record must replay cleanly
-    (``pitch_sdk.replay.check`` says whether it does).
+    (``pitch_sdk.replay.check`` says whether it does); one already ``replayed`` is not
+    replayed again.
 
     Raises:
         ValueError: fewer than 2 samples are asked for.
     """
     if samples < 2:
         raise ValueError(f"at least 2 samples are needed to state an error, not {samples}")
-    steps = _ViewerSteps(record)
-    for event in replay(record):
-        if isinstance(event, ReplayResult):
-            break
+    game = replayed(game)
+    steps = _ViewerSteps(game.record)
+    for event in game.steps:
         step = steps.number(event)
         if not isinstance(event, Step) or (hand is not None and event.hand != hand):
             continue

@@ -16,7 +16,7 @@ from ..actions import Action
 from ..cards import TEAM_OF, Seat, card_name
 from ..gamerecord import GameRecord
 from ..progress import PLAYING
-from ..replay import Step, replay
+from ..replay import Replayed, Step, replayed
 from ..rules import GameState
 from .outcome import require_play
 from .solver import solve
@@ -49,12 +49,13 @@ class PlayCost:
         return {**self.__dict__, "best": list(self.best)}
 
 
-def play_costs(record: GameRecord, hand: int | None = None) -> Iterator[PlayCost]:
-    """The cost of each card played in ``record`` (only in ``hand`` when one is given).
+def play_costs(game: GameRecord | Replayed, hand: int | None = None) -> Iterator[PlayCost]:
+    """The cost of each card played in ``game`` (only in ``hand`` when one is given).
 
-    The record must replay cleanly (``pitch_sdk.replay.check`` says whether it does).
+    The record must replay cleanly (``pitch_sdk.replay.check`` says whether it does); one
+    already ``replayed`` is not replayed again.
     """
-    for event in replay(record):
+    for event in replayed(game).steps:
         if not isinstance(event, Step) or event.before.phase is not PLAYING:
             continue
         if hand is None or event.hand == hand:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..gamerecord import GameRecord
+from ..replay import Replayed, replayed
 from .choices import DEFAULT_SAMPLES, DecisionValue, decision_values
 from .costs import PlayCost, play_costs
 
@@ -127,7 +128,7 @@ def bot_name(record: GameRecord, seat: int) -> str:
 
 
 def bot_losses(
-    games: Iterable[tuple[str, GameRecord]],
+    games: Iterable[tuple[str, GameRecord | Replayed]],
     hand: int | None = None,
     top: int = 5,
     *,
@@ -149,15 +150,16 @@ def bot_losses(
     lost: dict[str, dict[str, float]] = {}
     variance: dict[str, dict[str, float]] = {}
     costly: dict[str, list[BotDecision]] = {}
-    for game, record in games:
-        seats = [bot_name(record, seat) for seat in range(4)]
+    for game, played in games:
+        played = replayed(played)  # once, for the card plays and the other decisions
+        seats = [bot_name(played.record, seat) for seat in range(4)]
         for bot in seats:
             lost.setdefault(bot, {})[game] = 0
             variance.setdefault(bot, {})[game] = 0.0
             costly.setdefault(bot, [])
-        decisions: list[PlayCost | DecisionValue] = list(play_costs(record, hand))
+        decisions: list[PlayCost | DecisionValue] = list(play_costs(played, hand))
         if samples:
-            decisions += decision_values(record, hand, samples=samples, seed=seed)
+            decisions += decision_values(played, hand, samples=samples, seed=seed)
         for decision in decisions:
             charged = BotDecision(seats[decision.seat], game, decision)
             lost[charged.bot][game] += charged.cost

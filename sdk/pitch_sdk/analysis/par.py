@@ -14,7 +14,7 @@ from typing import Any
 from ..cards import Team
 from ..gamerecord import GameRecord
 from ..progress import PLAYING
-from ..replay import Step, replay
+from ..replay import Replayed, Step, replayed
 from .solver import solve
 
 
@@ -43,13 +43,16 @@ class HandPar:
         return {**self.__dict__, "taken": list(self.taken), "points": list(self.points)}
 
 
-def hand_pars(record: GameRecord, hand: int | None = None) -> Iterator[HandPar]:
-    """The par of each hand of ``record`` that reached the play (only ``hand`` when given).
+def hand_pars(game: GameRecord | Replayed, hand: int | None = None) -> Iterator[HandPar]:
+    """The par of each hand of ``game`` that reached the play (only ``hand`` when given).
 
-    The record must replay cleanly (``pitch_sdk.replay.check`` says whether it does).
+    The record must replay cleanly (``pitch_sdk.replay.check`` says whether it does); one
+    already ``replayed`` is not replayed again.
     """
+    game = replayed(game)
+    record = game.record
     solved = 0
-    for event in replay(record):
+    for event in game.steps:
         if not isinstance(event, Step) or event.before.phase is not PLAYING:
             continue
         if event.hand == solved or (hand is not None and event.hand != hand):
