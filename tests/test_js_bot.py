@@ -14,7 +14,6 @@ installed into ``sample_bots/js/node_modules`` when missing (``.ci/run`` install
 from __future__ import annotations
 
 import base64
-import gzip
 import json
 import os
 import random
@@ -33,6 +32,7 @@ from pitch_sdk import reference
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.cards import POINTS, STRENGTH, TRUMPS
 from pitch_sdk.protocol import messages as pb
+from pitch_sdk.record import load_record
 from pitch_sdk.rules import CHANCE, TERMINAL, GameState
 from pitch_sdk.wire import action_from_proto, action_to_proto, view_to_proto
 from pitch_testkit.sandbox import sandbox_or_skip
@@ -218,8 +218,6 @@ def test_a_sandboxed_match_against_greedy_has_no_faults_and_mirrors_it_deal_for_
 
 
 def _decisions(path: Path) -> list[tuple[int, str]]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as stream:
-        record = json.load(stream)
+    record = load_record(path)
     assert not record.faults
     return [(d.seat, d.action) for hand in record.hands for d in hand.decisions]
