@@ -22,7 +22,6 @@ finished matches marked by one update, all in one transaction.
 from __future__ import annotations
 
 import gzip
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -184,9 +183,8 @@ class Importer:
             reason = refusal(record, spec, match.match_settings, match.seat_names())
             if reason is None:
                 outcome = GameOutcome.from_record(spec, record)
-                found.append(
-                    Found(match, spec, outcome, json.dumps(record.to_json()), path, finished_at)
-                )
+                text = _json_text(data)  # stored as the file holds it, as a vouched one
+                found.append(Found(match, spec, outcome, text, path, finished_at))
             else:
                 self._refuse(match, path, reason)
         return found
