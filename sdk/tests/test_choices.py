@@ -14,7 +14,7 @@ from pitch_sdk.actions import Bid, Decision, StockMove
 from pitch_sdk.analysis import choices, solve
 from pitch_sdk.analysis.choices import choice_values, decision_values
 from pitch_sdk.bots import GreedyBot, RandomBot
-from pitch_sdk.cards import SEATS, parse_card
+from pitch_sdk.cards import JOKER, JOKERS_MASK, SEATS, SECOND_JOKER, parse_card
 from pitch_sdk.determinize import determinize
 from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.options import RuleOptions
@@ -104,10 +104,15 @@ def test_a_card_to_play_is_valued_by_solving_the_rest_of_the_play_on_each_sample
         assert values[str(action)].value == points / 4
 
 
-GAMES = {
-    seed: play_game([RandomBot() for _ in SEATS], seed, RuleOptions(hand_cap=2))
-    for seed in range(6)
-}
+def random_game(seed: int) -> GameRecord:
+    """A two-hand game of random bots, the same in every process (the bots are seeded)."""
+    bot_seeds = [f"s{seed}-{seat}" for seat in SEATS]
+    return play_game(
+        [RandomBot() for _ in SEATS], seed, RuleOptions(hand_cap=2), bot_seeds=bot_seeds
+    )
+
+
+GAMES = {seed: random_game(seed) for seed in (0, 1, 2, 3, 4, 53)}  # in 53 a joker is given up
 
 
 def choice_views(record: GameRecord) -> list[PlayerView]:
@@ -148,14 +153,28 @@ def test_no_sampled_hand_holds_a_card_the_seat_saw_elsewhere(
     for event in view.look:
         if event.seat == view.seat and event.move is not StockMove.STOP:
             gone |= 1 << (event.give_up if event.move is StockMove.TAKE else event.card)
+    seen_elsewhere = view.hand | view.centre | played | gone
     assert len(drawn) == 2
     for sample in drawn:
         assert sample.view(view.seat) == view
+        others = 0
         for seat in SEATS:
             if seat != view.seat:
-                seen_elsewhere = view.hand | view.centre | played | gone
-                assert not sample.hands[seat] & seen_elsewhere
+                others |= sample.hands[seat]
                 assert sample.hands[seat].bit_count() == view.hand_sizes[seat]
+        # A joker is named by one code in an action whichever of the two was given up,
+        # so the jokers are checked by count and every other card by code.
+        assert not others & seen_elsewhere & ~JOKERS_MASK
+        assert (others & JOKERS_MASK).bit_count() + (seen_elsewhere & JOKERS_MASK).bit_count() <= 2
+
+
+def test_the_sampling_property_covers_a_joker_given_up_in_the_look() -> None:
+    assert any(
+        event.move is StockMove.TAKE and event.give_up in (JOKER, SECOND_JOKER)
+        for view in choice_views(GAMES[53])
+        for event in view.look
+        if event.seat == view.seat
+    )
 
 
 @pytest.fixture(scope="module")
