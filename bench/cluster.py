@@ -33,7 +33,6 @@ Run by hand: ``uv run python bench/cluster.py``. Results go in ``bench/RESULTS.m
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import pickle
 import signal
@@ -46,6 +45,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,7 @@ from pitch_referee.match import (
     run_workers,
 )
 from pitch_sdk import reference
+from pitch_sdk.gamerecord import GameRecord
 from pitch_sdk.record import load_record, record_bytes
 
 HAND_CAP = 60
@@ -175,7 +176,7 @@ def canned_pair(store: str, *args: Any, **_kwargs: Any) -> PlayedPair:
     return played
 
 
-def can_results(ladder: Any, pool: list[dict[str, Any]], store: Path) -> int:
+def can_results(ladder: Any, pool: list[GameRecord], store: Path) -> int:
     """Every pending match's pairs, as its workers would return them, pickled into
     ``store``; the games canned. Each game is a record of ``pool`` (real games) with the
     game's seed, first dealer and bots written in."""
@@ -191,12 +192,16 @@ def can_results(ladder: Any, pool: list[dict[str, Any]], store: Path) -> int:
         for number, specs in pairs.items():
             verified = []
             for spec in specs:
-                record = copy.deepcopy(pool[games % len(pool)])
-                record["seed"], record["first_dealer"] = spec.seed, spec.first_dealer
-                for player, name in zip(
-                    record["players"], seated(spec, match.seat_names()), strict=True
-                ):
-                    player["name"] = name
+                real = pool[games % len(pool)]
+                players = tuple(
+                    replace(player, name=name)
+                    for player, name in zip(
+                        real.players, seated(spec, match.seat_names()), strict=True
+                    )
+                )
+                record = replace(
+                    real, seed=spec.seed, first_dealer=spec.first_dealer, players=players
+                )
                 data = record_bytes(record, compress=False)
                 outcome = GameOutcome.from_record(spec, record)
                 verified.append(VerifiedGame.of(outcome, record, data))
