@@ -25,14 +25,18 @@ Run by hand: ``uv run python bench/cluster.py``. Results go in ``bench/RESULTS.m
    records reused with each scheduled game's seed, first dealer and bots written in, so
    that the owner's checks pass), produced in advance as the tasks' results, one pickle a
    pair on disk; the two real Dask workers of ``pitch cluster local`` return them as
-   ``play_pair`` would (``canned_pair``). Measured: games stored a second (each 10 s, and
-   over the run), the owner's CPU a game, and its resident memory every 10 s.
+   ``play_pairs`` would (``canned_pairs``), a task's pairs together. Measured: games
+   stored a second (each 10 s, and over the run), the owner's CPU a game, and its
+   resident memory every 10 s; and the CPU a game of the rest of the machine's share of
+   the work: the scheduler's process, the workers' (and their nannies'), the owner's
+   PostgreSQL connections, and every PostgreSQL process (other sessions' included).
    ``--owner-only`` skips parts 1-3.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pickle
 import signal
@@ -42,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+import tracemalloc
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -54,7 +59,7 @@ from urllib.parse import quote
 from distributed import Client
 
 from pitch_ladder.cluster import ClusterExecutor, ClusterWorkers, owner
-from pitch_ladder.cluster.tasks import PlayedPair, VerifiedGame
+from pitch_ladder.cluster.tasks import PlayedPairs, VerifiedGame
 from pitch_referee.match import (
     Entrant,
     GameOutcome,
@@ -167,13 +172,14 @@ BOTS = (("greedy", "greedy"), ("random", "random"), ("g2", "greedy"), ("r2", "ra
 """The full-speed ladder's bots: name, sample."""
 
 
-def canned_pair(store: str, *args: Any, **_kwargs: Any) -> PlayedPair:
-    """``tasks.play_pair``'s result for its pair, read from ``store`` (made in advance by
-    ``can_results``): what a worker hands back, without the playing."""
-    settings, pair = args[2], args[5]
-    data = (Path(store) / f"{settings.seed}-{pair[0].pair}.pickle").read_bytes()
-    played: PlayedPair = pickle.loads(data)
-    return played
+def canned_pairs(store: str, *args: Any, **_kwargs: Any) -> PlayedPairs:
+    """``tasks.play_pairs``' result for its pairs, read from ``store`` (made in advance by
+    ``can_results``, a pickle a pair): what a worker hands back, without the playing."""
+    settings, pairs = args[2], args[5]
+    games: list[VerifiedGame] = []
+    for pair in pairs:
+        games += pickle.loads((Path(store) / f"{settings.seed}-{pair[0].pair}.pickle").read_bytes())
+    return PlayedPairs(games)
 
 
 def can_results(ladder: Any, pool: list[GameRecord], store: Path) -> int:
@@ -206,17 +212,81 @@ def can_results(ladder: Any, pool: list[GameRecord], store: Path) -> int:
                 outcome = GameOutcome.from_record(spec, record)
                 verified.append(VerifiedGame.of(outcome, record, data))
                 games += 1
-            played = PlayedPair(verified)
             path = store / f"{match.match_settings.seed}-{number}.pickle"
-            path.write_bytes(pickle.dumps(played))
+            path.write_bytes(pickle.dumps(verified))
     return games
 
 
+class CpuMeter:
+    """CPU seconds used meanwhile by the processes that share the owner's work: the
+    scheduler's (``scheduler``, ``pitch cluster local``'s process), its workers (its
+    descendants), the owner's PostgreSQL connections (those of ``APPLICATION``) and all
+    of PostgreSQL's processes."""
+
+    def __init__(self, scheduler: int, db: str | None) -> None:
+        import psutil
+
+        self.psutil = psutil
+        self.scheduler = psutil.Process(scheduler)
+        self.db = db
+        self.start = self._now()
+
+    def _now(self) -> dict[str, dict[int, float]]:
+        workers = self.scheduler.children(recursive=True)
+        postgres = [
+            process
+            for process in self.psutil.process_iter(["name"])
+            if process.info["name"] == "postgres"
+        ]
+        return {
+            "scheduler": self._cpu([self.scheduler.pid]),
+            "workers": self._cpu([process.pid for process in workers]),
+            "owner's PostgreSQL connections": self._cpu(self._backends()),
+            "all of PostgreSQL": self._cpu([process.pid for process in postgres]),
+        }
+
+    @staticmethod
+    def _cpu(pids: list[int]) -> dict[int, float]:
+        seconds = {}
+        for pid in pids:
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                seconds[pid] = _cpu_seconds(pid)
+        return seconds
+
+    def _backends(self) -> list[int]:
+        if self.db is None:
+            return []
+        import psycopg
+
+        meter = "pitch-bench-meter"  # not one of the owner's
+        with psycopg.connect(self.db, autocommit=True, application_name=meter) as connection:
+            pids = connection.execute(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (APPLICATION,)
+            ).fetchall()
+        return [pid for (pid,) in pids]
+
+    def used(self) -> dict[str, float]:
+        """CPU seconds since this meter was made, by part (a process that ended meanwhile
+        is not counted; one that started counts from its start)."""
+        now = self._now()
+        return {
+            part: sum(cpu - self.start[part].get(pid, 0.0) for pid, cpu in now[part].items())
+            for part in now
+        }
+
+
+APPLICATION = "pitch-bench-owner"
+"""The ``application_name`` of the owner's PostgreSQL connections in part 4."""
+
+
 class Memory:
-    """This process's resident memory (MiB) every ``every_s`` seconds, on a thread."""
+    """This process's resident memory (MiB) every ``every_s`` seconds, on a thread; with
+    ``PYTHONTRACEMALLOC=1``, also what Python's objects hold (MiB) and where they grew."""
 
     def __init__(self, every_s: float = 10.0) -> None:
         self.samples: list[float] = []
+        self.traced: list[float] = []
+        self.snapshots: list[tracemalloc.Snapshot] = []
         self.every_s = every_s
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._sample, daemon=True)
@@ -226,8 +296,19 @@ class Memory:
             status = Path("/proc/self/status").read_text()
             line = next(line for line in status.splitlines() if line.startswith("VmRSS:"))
             self.samples.append(int(line.split()[1]) / 1024)
+            if tracemalloc.is_tracing():
+                self.traced.append(tracemalloc.get_traced_memory()[0] / 2**20)
+                snapshot = tracemalloc.take_snapshot()  # the first and the last are kept
+                self.snapshots = [*self.snapshots[:1], snapshot]
             if self.stop.wait(self.every_s):
                 return
+
+    def growth(self, lines: int = 8) -> list[str]:
+        """Where Python's objects grew most from the first sample to the last."""
+        if len(self.snapshots) < 2:
+            return []
+        changes = self.snapshots[-1].compare_to(self.snapshots[0], "lineno")
+        return [str(change) for change in changes[:lines]]
 
     def __enter__(self) -> Memory:
         self.thread.start()
@@ -238,7 +319,9 @@ class Memory:
         self.thread.join()
 
 
-def owner_at_full_speed(address: str, folder: Path, db: str | None, seconds: float) -> None:
+def owner_at_full_speed(
+    address: str, scheduler: int, folder: Path, db: str | None, seconds: float
+) -> None:
     """Part 4: a ladder run's owner taking finished pairs as fast as it can store them."""
     from pitch_ladder.ladder import Ladder
     from pitch_ladder.runner import RunProgress, window
@@ -258,7 +341,7 @@ def owner_at_full_speed(address: str, folder: Path, db: str | None, seconds: flo
         schedule_rounds(ladder.engine, rounds, games_per_match, {"hand_cap": HAND_CAP})
         canned = can_results(ladder, pool, folder / "canned")
         print(f"owner at full speed: {canned} games canned from {len(pool)} real records")
-        owner.play_pair = partial(canned_pair, str(folder / "canned"))  # type: ignore[assignment]
+        owner.play_pairs = partial(canned_pairs, str(folder / "canned"))  # type: ignore[assignment]
         client = Client(address, set_as_default=False)
         executor = ClusterExecutor(client, window(2))
         stored: list[tuple[float, int]] = []
@@ -267,6 +350,7 @@ def owner_at_full_speed(address: str, folder: Path, db: str | None, seconds: flo
             stored.append((time.perf_counter(), report.games_done))
 
         with Memory() as memory:
+            others = CpuMeter(scheduler, db)
             start, cpu = time.perf_counter(), time.process_time()
             report = ladder.run(
                 rounds,
@@ -277,6 +361,7 @@ def owner_at_full_speed(address: str, folder: Path, db: str | None, seconds: flo
                 progress=progress,
             )
             wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+            used = others.used()
         executor.shutdown()
         client.close()
     assert report.games == canned, (report.games, canned)
@@ -289,6 +374,11 @@ def owner_at_full_speed(address: str, folder: Path, db: str | None, seconds: flo
             mark, done = at, games
     print("games/s each 10 s: " + ", ".join(f"{rate:.0f}" for rate in windows))
     print("owner RSS every 10 s (MiB): " + ", ".join(f"{mib:.0f}" for mib in memory.samples))
+    if memory.traced:
+        print("Python objects every 10 s (MiB): " + ", ".join(f"{m:.0f}" for m in memory.traced))
+        print("\n".join(["grew most:", *memory.growth()]))
+    for part, seconds in used.items():
+        print(f"CPU a game, {part}: {1000 * seconds / report.games:.3f} ms")
 
 
 def main() -> None:
@@ -300,12 +390,13 @@ def main() -> None:
     parser.add_argument("--owner-only", action="store_true", help="Part 4 alone.")
     arguments = parser.parse_args()
     if arguments.owner_only:
-        with tempfile.TemporaryDirectory() as scratch, cluster_process(2) as (address, _):
+        with tempfile.TemporaryDirectory() as scratch, cluster_process(2) as (address, pid):
             if arguments.postgres:
                 with own_schema(arguments.postgres) as url:
-                    owner_at_full_speed(address, Path(scratch), url, arguments.owner_seconds)
+                    url += f"&application_name={APPLICATION}"
+                    owner_at_full_speed(address, pid, Path(scratch), url, arguments.owner_seconds)
             else:
-                owner_at_full_speed(address, Path(scratch), None, arguments.owner_seconds)
+                owner_at_full_speed(address, pid, Path(scratch), None, arguments.owner_seconds)
         return
     games = arguments.games
     with (

@@ -3,6 +3,7 @@ cluster; and `pitch match` without it never imports Dask."""
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -73,12 +74,26 @@ def _games(folder: Path) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("pairs_a_task", [None, 3])
 def test_a_match_on_a_cluster_plays_the_local_matchs_games(
-    cluster_address: str, tmp_path: Path
+    cluster_address: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pairs_a_task: int | None
 ) -> None:
+    """A pair a task (the match's 4 pairs on 2 workers), and tasks of 3 pairs."""
+    from pitch_ladder.cluster import owner
+
+    tasks: list[int] = []
+    chunks = owner._chunks
+
+    def counted(pairs: list[Any], size: int) -> list[Any]:
+        made = chunks(pairs, pairs_a_task or size)
+        tasks.extend(len(chunk) for chunk in made)
+        return made
+
+    monkeypatch.setattr(owner, "_chunks", counted)
     _pitch(*MATCH, "--out", tmp_path / "local", "--concurrency", "2")
     shown = _pitch(*MATCH, "--out", tmp_path / "cluster", "--cluster", cluster_address)
     assert f"playing on the cluster at {cluster_address}" in shown
+    assert tasks == ([3, 1] if pairs_a_task else [1, 1, 1, 1])
     local, on_cluster = _games(tmp_path / "local"), _games(tmp_path / "cluster")
     assert len(local) == 8 and on_cluster == local
     outcomes = (tmp_path / "cluster" / "outcomes.jsonl").read_text().splitlines()
@@ -107,25 +122,53 @@ KILLER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # the refere
 other bot is left behind by the workers it kills."""
 
 
-@pytest.mark.slow
-def test_a_pair_that_kills_every_worker_it_runs_on_stops_the_match_naming_it(
-    cluster_to_kill: str, tmp_path: Path
-) -> None:
-    killer = tmp_path / "killer"
+def _killer(folder: Path) -> Path:
+    killer = folder / "killer"
     killer.mkdir()
     (killer / "bot.toml").write_text(
         'name = "killer"\nversion = "0"\ncommand = ["python", "bot.py"]\n'
     )
     (killer / "bot.py").write_text(KILLER)
+    return killer
+
+
+def _kill_match(killer: Path, games: int, out: Path, address: str) -> str:
+    """``pitch match`` of the killer against itself: its error, with the line to resume."""
     result = CliRunner().invoke(
         app,
-        ["match", str(killer), str(killer), "--games", "2", "--sandbox", "off",
-         "--out", str(tmp_path / "m"), "--cluster", cluster_to_kill],
+        ["match", str(killer), str(killer), "--games", str(games), "--sandbox", "off",
+         "--out", str(out), "--cluster", address],
     )  # fmt: skip
     assert result.exit_code != 0
     message = str(result.exception)
+    assert f"pitch match --resume {out}" in message
+    return message
+
+
+@pytest.mark.slow
+def test_a_pair_that_kills_every_worker_it_runs_on_stops_the_match_naming_it(
+    cluster_to_kill: str, tmp_path: Path
+) -> None:
+    message = _kill_match(_killer(tmp_path), 2, tmp_path / "m", cluster_to_kill)
     assert message.startswith("pair 0 killed every cluster worker that played it"), message
-    assert f"pitch match --resume {tmp_path / 'm'}" in message
+
+
+@pytest.mark.slow
+def test_a_task_of_several_pairs_that_kills_its_workers_is_split_to_name_the_pair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The match's two pairs in one task; the scheduler gives a task up after one worker
+    it killed (allowed-failures 0), then each pair alone: one of them is named."""
+    dask = pytest.importorskip("dask")
+    from pitch_ladder.cluster import owner
+
+    monkeypatch.setattr(owner, "pairs_a_task", lambda pairs, _workers: pairs)
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        _local_cluster() as address,
+    ):
+        message = _kill_match(_killer(tmp_path), 4, tmp_path / "m", address)
+    assert re.match(r"pair [01] killed every cluster worker that played it", message), message
 
 
 @pytest.mark.slow

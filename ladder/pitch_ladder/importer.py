@@ -10,8 +10,8 @@ A record is stored only if ``verify.refusal`` finds nothing wrong with it: the f
 a file system anyone may write, the database is the ladder's word. A refused record is
 renamed ``<game>.rejected.json``, so the match plays that game again on the next run.
 A record a cluster's owner vouched for (``vouched``: a worker verified it, the owner
-checked it) is stored without being replayed again, if the file's bytes are still the
-ones vouched for.
+checked it) is stored from the bytes the owner holds, without reading the file or
+replaying the record again, if the file is still the one the owner wrote.
 
 A poll's games go to the database in bulk: their rows by multi-row inserts (SQLAlchemy's
 "insert many values", batched on SQLite and PostgreSQL alike), their records likewise,
@@ -160,6 +160,11 @@ class Importer:
             if spec is None:
                 self._refuse(match, path, "not a game of the match's schedule")
                 continue
+            vouched = self.vouched.take(path) if self.vouched is not None else None
+            if vouched is not None:  # the bytes verified, in memory: the file is not read
+                text = _json_text(vouched.data)
+                found.append(Found(match, spec, vouched.outcome, text, path, vouched.finished_at))
+                continue
             try:
                 data = path.read_bytes()
                 finished_at = datetime.fromtimestamp(path.stat().st_mtime, UTC)
@@ -167,11 +172,6 @@ class Importer:
                 continue  # moved meanwhile
             except OSError as error:
                 self._refuse(match, path, f"it does not read ({error.strerror})")
-                continue
-            vouched = self.vouched.take(path, data) if self.vouched is not None else None
-            if vouched is not None:
-                text = _json_text(data)
-                found.append(Found(match, spec, vouched.outcome, text, path, vouched.finished_at))
                 continue
             try:
                 record = parse_record(data, str(path))

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pitch_cli.cluster import ladder_executor
 from pitch_ladder import importer
@@ -241,14 +243,26 @@ def test_pitch_match_on_a_mistyped_cluster_says_one_line_and_no_client_traceback
     ]
 
 
+THREE_PAIRS_A_TASK = (
+    "from pitch_cli import main\n"
+    "from pitch_ladder.cluster import owner\n"
+    "owner.pairs_a_task = lambda pairs, workers: 3\n"
+    "main()\n"
+)
+"""``pitch`` whose cluster tasks carry three deal pairs each (a 12-game match: two tasks)."""
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "pitch", [["-m", "pitch_cli"], ["-c", THREE_PAIRS_A_TASK]], ids=["a-pair-a-task", "3-pairs"]
+)
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
-    cluster: Any, on_local_pool: Any, tmp_path: Path, db_url: str
+    cluster: Any, on_local_pool: Any, tmp_path: Path, db_url: str, pitch: list[str]
 ) -> None:
     folder = tmp_path / "ladder"
     where = comparable_ladder(folder, db_url)
     run = subprocess.Popen(
-        [sys.executable, "-m", "pitch_cli", *RUN, "--cluster", cluster.scheduler.address,
+        [sys.executable, *pitch, *RUN, "--cluster", cluster.scheduler.address,
          *map(str, where)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -393,6 +407,18 @@ def test_a_bot_fetched_by_hash_is_unpacked_with_the_upload_checks_and_cached_onl
         cluster.unpublish_dataset(ref.dataset)
 
 
+@given(st.integers(0, 2000), st.integers(0, 300))
+def test_a_matchs_pairs_go_in_order_in_tasks_of_up_to_eight_four_tasks_a_worker_at_least(
+    pairs: int, workers: int
+) -> None:
+    left = [[spec] for spec in range(pairs)]  # a pair per number, in schedule order
+    size = owner.pairs_a_task(pairs, workers)
+    chunks = owner._chunks(left, size)  # type: ignore[arg-type]
+    assert [pair for chunk in chunks for pair in chunk] == left
+    assert 1 <= size <= owner.PAIRS_A_TASK and all(len(chunk) <= size for chunk in chunks)
+    assert size == 1 or len(chunks) >= 4 * workers
+
+
 def _verified_pair(tmp_path: Path) -> tuple[Any, list[GameSpec], list[Any]]:
     """A pair writer of a greedy-random match, the match's first pair, and that pair's
     games as a worker hands them back (played and verified)."""
@@ -418,12 +444,13 @@ def test_the_owner_writes_a_pair_its_worker_verified_and_vouches_for_each_record
     tmp_path: Path,
 ) -> None:
     writer, pair, games = _verified_pair(tmp_path)
-    writer.write(tasks.PlayedPair(games), pair)
+    writer.write(tasks.PlayedPairs(games), [pair])
     for spec, game in zip(pair, games, strict=True):
         path = MatchFolder(tmp_path).record_path(spec)
         assert path.read_bytes() == game.data(compressed=False)  # as it came: not rewritten
-        vouched = writer.vouched.take(path, path.read_bytes())
+        vouched = writer.vouched.take(path)
         assert vouched is not None and vouched.outcome == game.outcome
+        assert vouched.data == path.read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -447,5 +474,5 @@ def test_a_pair_that_is_not_what_the_worker_verified_or_the_owner_asked_is_refus
 ) -> None:
     writer, pair, games = _verified_pair(tmp_path)
     with pytest.raises(WorkerError, match=reason):
-        writer.write(tasks.PlayedPair([games[0], change(games[1])]), pair)
+        writer.write(tasks.PlayedPairs([games[0], change(games[1])]), [pair])
     assert not list(MatchFolder(tmp_path).games_dir.glob("*")) and len(writer.vouched) == 0

@@ -1,11 +1,12 @@
-"""Records a cluster's owner vouched for: stored without a second replay while their file
-is the one vouched for, checked in full once it is not."""
+"""Records a cluster's owner vouched for: stored from the bytes vouched for, without
+reading the file or a second replay, while their file is the one written; checked in full
+once it is not."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +21,27 @@ from pitch_ladder.pending import PendingMatch, PendingMatches
 from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_ladder.vouched import VouchedRecords
 from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
-from pitch_sdk.record import record_bytes
+from pitch_sdk.record import record_bytes, write_record_bytes
 from pitch_testkit.ladder import GREEDY, RANDOM, honest_record
 
 NOW = datetime(2026, 12, 3, tzinfo=UTC)
 OUTCOME = GameOutcome(GameSpec(0, "a", "1.0", 0), 1.0, 13, 0, 0, termination="score")
 
 
-@given(st.binary(max_size=64), st.binary(max_size=64))
-def test_a_vouched_record_is_handed_over_once_and_only_for_the_bytes_vouched_for(
-    written: bytes, found: bytes
+@given(st.binary(max_size=64), st.booleans())
+def test_a_vouched_record_is_handed_over_once_and_only_while_its_file_is_the_one_written(
+    tmp_path_factory: pytest.TempPathFactory, written: bytes, rewritten: bool
 ) -> None:
-    vouched, path = VouchedRecords(), Path("matches/m/games/pair-00000-a.json")
-    vouched.vouch(path, hashlib.sha256(written).hexdigest(), OUTCOME, NOW)
-    taken = vouched.take(path, found)
-    assert (taken is not None) == (found == written)
-    assert taken is None or taken.outcome is OUTCOME
-    assert vouched.take(path, written) is None and len(vouched) == 0
+    vouched = VouchedRecords()
+    path = tmp_path_factory.mktemp("games") / "pair-00000-a.json"
+    write_record_bytes(written, path, partial(vouched.vouch, path, written, OUTCOME, NOW))
+    if rewritten:  # replaced by another file, even of the same bytes
+        path.with_name("other").write_bytes(written)
+        path.with_name("other").replace(path)
+    taken = vouched.take(path)
+    assert (taken is not None) == (not rewritten)
+    assert taken is None or (taken.outcome is OUTCOME and taken.data == written)
+    assert vouched.take(path) is None and len(vouched) == 0
 
 
 def _match(tmp_path: Path) -> tuple[Ladder, PendingMatch]:
@@ -47,29 +52,36 @@ def _match(tmp_path: Path) -> tuple[Ladder, PendingMatch]:
     return ladder, next(iter(PendingMatches(ladder.engine)))
 
 
-def _written(ladder: Ladder, match: PendingMatch, spec: GameSpec) -> tuple[Path, bytes]:
-    """``spec``'s honest record, written into ``match``'s folder as a worker's would be."""
+def _written(
+    ladder: Ladder, match: PendingMatch, spec: GameSpec, vouched: VouchedRecords
+) -> tuple[Path, bytes, GameOutcome]:
+    """``spec``'s honest record, written into ``match``'s folder as the owner writes a
+    worker's, and vouched for; its outcome."""
     path = MatchFolder(ladder.folder / match.folder).record_path(spec)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = record_bytes(honest_record(match, spec), compress=False)
-    path.write_bytes(data)
-    return path, data
+    record = honest_record(match, spec)
+    data = record_bytes(record, compress=False)
+    outcome = GameOutcome.from_record(spec, record)
+    write_record_bytes(data, path, partial(vouched.vouch, path, data, outcome, NOW))
+    return path, data, outcome
 
 
-def test_a_vouched_record_whose_file_is_unchanged_is_stored_without_a_replay(
+def test_a_vouched_record_whose_file_is_unchanged_is_stored_without_reading_or_replaying_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ladder, match = _match(tmp_path)
     spec = next(iter(match.specs.values()))
-    path, data = _written(ladder, match, spec)
     vouched = VouchedRecords()
-    outcome = GameOutcome.from_record(spec, honest_record(match, spec))
-    vouched.vouch(path, hashlib.sha256(data).hexdigest(), outcome, NOW)
+    _, data, outcome = _written(ladder, match, spec, vouched)
 
     def no_replay(*_args: Any) -> str:
         raise AssertionError("a vouched record was replayed again")
 
+    def no_read(*_args: Any) -> bytes:
+        raise AssertionError("a vouched record's file was read")
+
     monkeypatch.setattr(importer, "refusal", no_replay)
+    monkeypatch.setattr(Path, "read_bytes", no_read)
     store = Importer(ladder.folder, ladder.engine, lambda text: pytest.fail(text))
     store.vouched = vouched
     found = store.new_records(match)
@@ -84,10 +96,8 @@ def test_a_vouched_record_changed_on_disk_is_checked_in_full_and_refused(
 ) -> None:
     ladder, match = _match(tmp_path)
     spec = next(iter(match.specs.values()))
-    path, data = _written(ladder, match, spec)
     vouched = VouchedRecords()
-    outcome = GameOutcome.from_record(spec, honest_record(match, spec))
-    vouched.vouch(path, hashlib.sha256(data).hexdigest(), outcome, NOW)
+    path, _, _ = _written(ladder, match, spec, vouched)
     honest = honest_record(match, spec)
     forged = replace(honest, hands=honest.hands[:1])  # a hand left out
     path.write_bytes(record_bytes(forged, compress=False))

@@ -11,7 +11,8 @@ order, trick winners, points, dead points, scores, faults and the result.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -155,10 +156,16 @@ def record_bytes(record: GameRecord, compress: bool) -> bytes:
     return (json.dumps(record.to_json(), indent=1) + "\n").encode()
 
 
-def write_record_bytes(data: bytes, path: Path) -> None:
-    """Write a record file's bytes (``record_bytes``) atomically."""
+def write_record_bytes(
+    data: bytes, path: Path, written: Callable[[os.stat_result], None] | None = None
+) -> None:
+    """Write a record file's bytes (``record_bytes``) atomically. ``written``, if given,
+    is told the file's status (its inode, size, modification time) before the file takes
+    its name, so before anyone can find it there."""
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_bytes(data)
+    if written is not None:
+        written(temporary.stat())
     temporary.replace(path)
 
 

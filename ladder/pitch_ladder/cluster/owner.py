@@ -2,22 +2,24 @@
 
 The owner is the process that holds the match folders (and the ladder's database):
 ``pitch match``, ``ladder run``, the service's scheduler. ``ClusterWorkers`` takes a
-match's place of worker processes (``match.Workers``): it hands each deal pair to the
-cluster as a task (``tasks.play_pair``) and writes each finished pair's records into
-the match folder, where a local worker would have written them, before yielding their
-outcomes. The worker has verified each record by replaying it; the owner checks that
-the bytes are those the worker verified (their sha256) and that the game is the one it
-asked for (its pair, seed, first dealer and the bots at its seats), and vouches for the
-record (``vouched``) so that the ladder's import stores it without a replay of its own.
+match's place of worker processes (``match.Workers``): it hands the match's deal pairs to
+the cluster as tasks of a few pairs each (``tasks.play_pairs``, ``pairs_a_task``) and
+writes each finished task's records into the match folder, where a local worker would
+have written them, before yielding their outcomes. The worker has verified each record
+by replaying it; the owner checks that the bytes are those the worker verified (their
+sha256) and that the game is the one it asked for (its pair, seed, first dealer and the
+bots at its seats), and vouches for the record (``vouched``) so that the ladder's import
+stores the bytes it holds, without reading the file or replaying the record again.
 So the match's outcome log, summary, resume and the ladder's import of records are the
 ones of a local match.
 
-A worker that dies (kill -9, a lost machine) loses only its pair in flight: the
-scheduler gives the task to another worker. A pair whose task has killed
-``distributed.scheduler.allowed-failures`` workers (3 by default) fails the match with
-a ``WorkerError`` naming it, as a local match whose worker dies; its finished games are
-kept. A record is written only from a task's result, once per pair, so a deal played
-twice by two workers is still one record.
+A worker that dies (kill -9, a lost machine) loses only its task in flight: the
+scheduler gives the task to another worker. A task that has killed
+``distributed.scheduler.allowed-failures`` workers (3 by default) is played again a pair
+a task, so that the pair that kills is the one named: a pair whose task has killed as
+many fails the match with a ``WorkerError`` naming it, as a local match whose worker
+dies; its finished games are kept. A record is written only from a task's result, once
+per game, so a deal played twice by two workers is still one record.
 
 Imports Dask: only cluster code imports this module.
 """
@@ -33,6 +35,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -50,7 +53,7 @@ from ..verify import seated
 from ..vouched import VouchedRecords
 from .bots import BotShelf
 from .live import JournalReceiver
-from .tasks import LOG_FOLDER, PlayedPair, VerifiedGame, job_lineup, play_pair
+from .tasks import LOG_FOLDER, PlayedPairs, VerifiedGame, job_lineup, pairs_named, play_pairs
 
 
 class ClusterError(LadderError):
@@ -180,50 +183,84 @@ class ClusterWorkers:
         run = uuid.uuid4().hex[:12]
         assert isinstance(job.publisher, JournalPublisher)  # as resume_match makes every job
         live = self.journals.register(job.publisher)
-        futures = {
-            self.client.submit(
-                play_pair,
+
+        def submit(chunk: list[list[GameSpec]]) -> Any:
+            numbers = "-".join(str(pair[0].pair) for pair in chunk)
+            return self.client.submit(
+                play_pairs,
                 a,
                 b,
                 job.settings,
                 job.sandboxed,
                 live,
-                pair,
+                chunk,
                 partners,
-                key=f"pitch-pair-{run}-{pair[0].pair}",
+                key=f"pitch-pairs-{run}-{numbers}",
                 pure=False,
-            ): pair[0].pair
-            for pair in pairs
-        }
-        asked = {pair[0].pair: pair for pair in pairs}
+            )
+
+        size = pairs_a_task(len(pairs), sum(self.client.nthreads().values()))
+        futures = {submit(chunk): chunk for chunk in _chunks(pairs, size)}
+        finished = as_completed(futures, loop=self.client.loop)
         writer = _PairWriter(MatchFolder(job.root), job, self.vouched)
         try:
-            for future in as_completed(futures, loop=self.client.loop):
-                played = self._result(future, futures[future], job.root)
+            for future in finished:
+                chunk = futures.pop(future)
+                try:
+                    played: PlayedPairs = future.result()
+                except KilledWorker:
+                    if len(chunk) == 1:
+                        raise _killed(chunk[0][0].pair, job.root) from None
+                    for pair in chunk:  # a pair a task, so that the one that kills is named
+                        alone = submit([pair])
+                        futures[alone] = [pair]
+                        finished.add(alone)
+                    continue
+                except Exception as error:  # the task's RuntimeError, a cancellation
+                    raise _failed(chunk, error, job.root) from None
                 with self._lock:
                     self.fetches.update(played.fetched)
-                writer.write(played, asked[futures[future]])
+                writer.write(played, chunk)
                 yield from (game.outcome for game in played.games)
         finally:
             self.client.cancel([future for future in futures if not future.done()])
             self.journals.unregister(live)
 
-    @staticmethod
-    def _result(future: Any, pair: int, root: Path) -> PlayedPair:
-        try:
-            return future.result()
-        except KilledWorker:
-            raise WorkerError(
-                f"pair {pair} killed every cluster worker that played it (as many as the "
-                "scheduler's allowed-failures allow), so one of its bots kills processes or "
-                f"uses all the memory; the finished games are kept in {root}"
-            ) from None
-        except Exception as error:  # the task's RuntimeError, a cancellation
-            text = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            raise WorkerError(
-                f"pair {pair} failed on the cluster ({type(error).__name__}: {text}); "
-                f"the finished games are kept in {root}"
-            ) from None
+
+PAIRS_A_TASK = 8
+"""The most deal pairs a task carries: 16 games, a second or two of a worker's time, whose
+scheduling costs the scheduler and the owner's client one round trip (about a
+millisecond of CPU between them) where a pair a task cost eight; more would lose more
+games to a worker killed mid-task and hold back a match's last games."""
+
+
+def pairs_a_task(pairs: int, workers: int) -> int:
+    """How many of a match's ``pairs`` (those it has left) a task carries on a cluster of
+    ``workers``: up to ``PAIRS_A_TASK``, so long as the match makes at least four tasks a
+    worker (so that its last tasks do not hold a few workers while the others idle); a
+    short match, or a big cluster, gets a pair a task."""
+    return max(1, min(PAIRS_A_TASK, pairs // (4 * max(1, workers))))
+
+
+def _chunks(pairs: list[list[GameSpec]], size: int) -> list[list[list[GameSpec]]]:
+    """``pairs`` in order, ``size`` at a time (the last chunk may be smaller)."""
+    return [pairs[start : start + size] for start in range(0, len(pairs), size)]
+
+
+def _killed(pair: int, root: Path) -> WorkerError:
+    return WorkerError(
+        f"pair {pair} killed every cluster worker that played it (as many as the "
+        "scheduler's allowed-failures allow), so one of its bots kills processes or "
+        f"uses all the memory; the finished games are kept in {root}"
+    )
+
+
+def _failed(chunk: list[list[GameSpec]], error: BaseException, root: Path) -> WorkerError:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return WorkerError(
+        f"{pairs_named(chunk)} failed on the cluster ({type(error).__name__}: {text}); "
+        f"the finished games are kept in {root}"
+    )
 
 
 class _PairWriter:
@@ -240,30 +277,36 @@ class _PairWriter:
         self.used: dict[object, int] = {}
         """What each bot's logs in this match hold, over every worker's files."""
 
-    def write(self, played: PlayedPair, pair: list[GameSpec]) -> None:
+    def write(self, played: PlayedPairs, pairs: list[list[GameSpec]]) -> None:
         """The logs, then each record as it came (atomically): a worker names its bots'
         logs by its own folder (``tasks.log_folder``), so a record needs no rewriting.
 
         Raises:
             WorkerError: a record is not the one the worker verified, or not a game of
-                ``pair`` (the pair asked for): nothing of the pair is written.
+                ``pairs`` (the task's pairs): nothing of the task is written.
         """
-        records = [self._checked(game, pair) for game in played.games]
+        asked = {spec for pair in pairs for spec in pair}
+        records = [self._checked(game, asked, pairs) for game in played.games]
         if not LOG_FOLDER.fullmatch(played.log_folder):
-            raise WorkerError(f"pair {pair[0].pair} came back with logs in {played.log_folder!r}")
+            raise WorkerError(f"{pairs_named(pairs)} came back with logs in {played.log_folder!r}")
         logs = self.folder.logs_dir / played.log_folder
         logs.mkdir(parents=True, exist_ok=True)
         for name, data in played.logs.items():
             self._append(logs / PurePath(name).name, data)
         for game, data in zip(played.games, records, strict=True):
             path = self.folder.record_path(game.outcome.spec, self.compress)
-            if self.vouched is not None:  # first: the importer may find the file at once
-                self.vouched.vouch(path, game.digest, game.outcome, datetime.now(UTC))
-            write_record_bytes(data, path)
+            if self.vouched is None:
+                write_record_bytes(data, path)
+                continue
+            # Vouched for before the file takes its name: the importer may find it at once.
+            vouch = partial(self.vouched.vouch, path, data, game.outcome, datetime.now(UTC))
+            write_record_bytes(data, path, vouch)
 
-    def _checked(self, game: VerifiedGame, pair: list[GameSpec]) -> bytes:
+    def _checked(
+        self, game: VerifiedGame, asked: set[GameSpec], pairs: list[list[GameSpec]]
+    ) -> bytes:
         """The record file's bytes of ``game``, if they are those its worker verified and
-        it is a game of ``pair`` with the match's bots in their seats.
+        it is a game ``asked`` for (one of ``pairs``) with the match's bots in their seats.
 
         Raises:
             WorkerError: they are not.
@@ -273,13 +316,13 @@ class _PairWriter:
             data = game.data(self.compress)
             if hashlib.sha256(data).hexdigest() != game.digest:
                 raise RecordError("its bytes are not those the worker verified")
-            if spec not in pair:
-                raise RecordError(f"{spec.game_id} is not a game of pair {pair[0].pair}")
+            if spec not in asked:
+                raise RecordError(f"{spec.game_id} is not a game of {pairs_named(pairs)}")
             claimed = (game.seed, game.first_dealer, list(game.players))
             if claimed != (spec.seed, spec.first_dealer, seated(spec, self.lineup)):
                 raise RecordError(f"{spec.game_id} is not the game the schedule asked for")
         except (OSError, RecordError) as error:
-            raise WorkerError(f"pair {pair[0].pair} came back damaged: {error}") from None
+            raise WorkerError(f"{pairs_named(pairs)} came back damaged: {error}") from None
         return data
 
     def _append(self, path: Path, data: bytes) -> None:

@@ -1,22 +1,27 @@
-"""The cluster's task: one deal pair, played on a worker, handed back as plain data.
+"""The cluster's task: a few deal pairs of one match, played on a worker, handed back as
+plain data.
 
-A task is a deal pair, never a whole match, so that one slow match does not hold one
-worker while others idle. The worker plays the pair as a local match worker would (the
-same referee and ``match.play_pairs_at``, the sandbox where the owner's settings say so)
-into a scratch match folder, and returns the finished records (verified, compressed), their
-outcomes and what the bots logged meanwhile; the owner writes them into the real match
-folder. The task touches nothing of the owner's: its games' live journals reach the owner
-as Dask events (``live``), wherever the worker is.
+A task is a chunk of a match's deal pairs (``owner.pairs_a_task`` of them), never a whole
+match, so that one slow match does not hold one worker while others idle, and never less
+than a pair. A chunk of several pairs costs the scheduler and the owner's client one round
+trip for all its games, where a task a pair cost one a pair (bench/RESULTS.md, cluster).
+The worker plays the chunk's pairs as a local match worker would (the same referee and
+``match.play_pairs_at``, the sandbox where the owner's settings say so) into a scratch
+match folder, and returns the finished records (verified, compressed), their outcomes and
+what the bots logged meanwhile; the owner writes them into the real match folder. The
+task touches nothing of the owner's: its games' live journals reach the owner as Dask
+events (``live``), wherever the worker is. A task's games come back together when it ends:
+a worker killed mid-task hands back nothing of it, and the task is played again whole.
 
 Starting a referee and four bot processes costs about half a second, five games' worth,
 and a pair has eight (each seat has one for its a game and another for its b game, so
 that none sees both games of the deal), so a worker keeps the referee of its last match
 open (``_Kept``) with its bots, as a local worker does from one pair to the next: the
-match's next pair on this worker plays at once. Another match's pair closes it first,
-and so does ``IDLE_S`` without a pair; a pair that fails closes it too, so the next one
+match's next pairs on this worker play at once. Another match's task closes it first,
+and so does ``IDLE_S`` without a task; a task that fails closes it too, so the next one
 starts afresh. A closed match's bots wait (``warm.WarmBots``) for a later match of the
 same bots on other deals, as a ladder's pool worker keeps them, until ``IDLE_S`` without
-a pair. One game at a time per worker: give workers one thread (``--nthreads 1``); more
+a task. One game at a time per worker: give workers one thread (``--nthreads 1``); more
 threads take turns.
 
 The worker also verifies each record it hands back, by replaying it (``verify.refusal``:
@@ -70,7 +75,7 @@ from .live import NetworkJournals
 
 IDLE_S = 30.0
 """How long a worker keeps a match's referee and bots (its own and those kept warm) up
-after its last pair."""
+after its last task."""
 CLOSE_WAIT_S = 10.0
 """How long a worker that ends waits for its open match's bots to stop."""
 
@@ -114,13 +119,13 @@ class VerifiedGame:
 
 
 @dataclass(frozen=True)
-class PlayedPair:
+class PlayedPairs:
     """What a task hands back: everything the owner writes, nothing it must re-read."""
 
     games: list[VerifiedGame]
-    """The pair's games, verified, in the order they finished."""
+    """The games of the task's pairs, verified, in the order they finished."""
     logs: dict[str, bytes] = field(default_factory=dict)
-    """What the bots logged while this pair played, by file name (``A1-a-<bot>.log``...)."""
+    """What the bots logged while these pairs played, by file name (``A1-a-<bot>.log``...)."""
     log_folder: str = "worker-0"
     """The folder of ``logs`` in the match's ``logs/``, as the records name it: the
     worker's own (``log_folder``), so that the owner writes records as they come."""
@@ -128,16 +133,17 @@ class PlayedPair:
     """The content hashes of the bot versions this task had to fetch."""
 
 
-def play_pair(
+def play_pairs(
     a: BotRef,
     b: BotRef,
     settings: MatchSettings,
     sandboxed: bool,
     live: NetworkJournals,
-    pair: list[GameSpec],
+    pairs: list[list[GameSpec]],
     partners: tuple[BotRef | None, BotRef | None] = (None, None),
-) -> PlayedPair:
-    """Play the games of one deal pair on this worker.
+) -> PlayedPairs:
+    """Play the games of ``pairs`` (deal pairs of one match, each a list of its games) on
+    this worker, one pair after the other.
 
     Args:
         sandboxed: the owner's resolution of ``settings.sandbox``: every game of a match
@@ -147,12 +153,12 @@ def play_pair(
         partners: the bots partnering A and B in a team match (``None``: the bot itself).
 
     Raises:
-        RuntimeError: the pair could not be played (the message says why). Only built-in
+        RuntimeError: a pair could not be played (the message says why). Only built-in
             exceptions leave a task, so that any client can read them.
     """
     worker = get_worker()
     if sandboxed and (reason := unavailable_reason()) is not None:
-        # Bots that cannot start would lose their games as faults: refuse the pair, so
+        # Bots that cannot start would lose their games as faults: refuse the task, so
         # that the owner reports this worker instead of storing forfeits.
         raise RuntimeError(f"worker {worker.address} cannot sandbox the bots: {reason}")
     try:
@@ -169,11 +175,17 @@ def play_pair(
             a_entrant, b_entrant = entrants[a.digest], entrants[b.digest]
             return Job(a_entrant, b_entrant, settings, scratch, sandboxed, live, *seated)
 
-        games, logs = _kept(worker).play(key, job, pair)
+        games, logs = _kept(worker).play(key, job, pairs)
     except (BotError, MatchError, OSError, RecordError) as error:
-        raise RuntimeError(f"pair {pair[0].pair} on {worker.address}: {error}") from None
+        raise RuntimeError(f"{pairs_named(pairs)} on {worker.address}: {error}") from None
     fetched = tuple(digest for digest, (_, now) in bots.items() if now)
-    return PlayedPair(games, logs, log_folder(worker), fetched)
+    return PlayedPairs(games, logs, log_folder(worker), fetched)
+
+
+def pairs_named(pairs: list[list[GameSpec]]) -> str:
+    """``pair 3``, or ``pairs 3, 4, 5`` for a task of several."""
+    numbers = [str(pair[0].pair) for pair in pairs]
+    return f"pair {numbers[0]}" if len(numbers) == 1 else f"pairs {', '.join(numbers)}"
 
 
 Played = tuple[list[VerifiedGame], dict[str, bytes]]
@@ -207,9 +219,9 @@ class _Table:
         await referee.__aenter__()
         return cls(key, job, referee, folder)
 
-    async def play(self, pair: list[GameSpec]) -> Played:
+    async def play(self, pairs: list[list[GameSpec]]) -> Played:
         outcomes: list[GameOutcome] = []
-        todo = iter([pair])
+        todo = iter(pairs)
         await play_pairs_at(self.referee, self.job, lambda: next(todo, None), outcomes.append)
         return [self._verified(outcome) for outcome in outcomes], self._new_logs()
 
@@ -266,11 +278,13 @@ class _Kept:
         with contextlib.suppress(Exception):
             closing.result(timeout=CLOSE_WAIT_S)
 
-    def play(self, key: object, job: Callable[[], Job], pair: list[GameSpec]) -> Played:
-        """Play ``pair`` at the open table of ``key``, opened first (``job``) if needed."""
-        return asyncio.run_coroutine_threadsafe(self._play(key, job, pair), self.loop).result()
+    def play(self, key: object, job: Callable[[], Job], pairs: list[list[GameSpec]]) -> Played:
+        """Play ``pairs`` at the open table of ``key``, opened first (``job``) if needed."""
+        return asyncio.run_coroutine_threadsafe(self._play(key, job, pairs), self.loop).result()
 
-    async def _play(self, key: object, job: Callable[[], Job], pair: list[GameSpec]) -> Played:
+    async def _play(
+        self, key: object, job: Callable[[], Job], pairs: list[list[GameSpec]]
+    ) -> Played:
         async with self.turn:
             if self.idle is not None:
                 self.idle.cancel()
@@ -278,9 +292,9 @@ class _Kept:
                 if self.table is None or self.table.key != key:
                     await self._close()
                     self.table = await _Table.open(key, job(), self.warm, self.logs)
-                return await self.table.play(pair)
+                return await self.table.play(pairs)
             except BaseException:
-                await self._close()  # a referee that failed is not trusted with the next pair
+                await self._close()  # a referee that failed is not trusted with the next task
                 raise
             finally:
                 self.idle = self.loop.call_later(IDLE_S, self._close_when_idle)
