@@ -162,7 +162,7 @@ def test_a_task_of_several_pairs_that_kills_its_workers_is_split_to_name_the_pai
     dask = pytest.importorskip("dask")
     from pitch_ladder.cluster import owner
 
-    monkeypatch.setattr(owner, "pairs_a_task", lambda pairs, _workers: pairs)
+    monkeypatch.setattr(owner, "pairs_a_task", lambda pairs, *_sharing: pairs)
     with (
         dask.config.set({"distributed.scheduler.allowed-failures": 0}),
         _local_cluster() as address,

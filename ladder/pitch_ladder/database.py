@@ -38,7 +38,7 @@ SQLITE_FILE = "ladder.db"
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another one to finish before SQLite gives up."""
 MIGRATIONS = Path(__file__).with_name("migrations")
-SCHEMA_REVISION = "0012"
+SCHEMA_REVISION = "0013"
 """The newest migration (a test checks it is Alembic's head): a database at it is not
 upgraded, and then Alembic, slow to import, is not even loaded."""
 _MIGRATION_LOCK = 0x70697463  # any constant: serializes concurrent upgrades on PostgreSQL

@@ -14,30 +14,30 @@ checked it) is stored from the bytes the owner holds, without reading the file o
 replaying the record again, if the file is still the one the owner wrote.
 
 A poll's games go to the database in bulk: their rows by multi-row inserts (SQLAlchemy's
-"insert many values", batched on SQLite and PostgreSQL alike), their records likewise,
+"insert many values", batched on SQLite and PostgreSQL alike), their records likewise
+(gzip-compressed, ``models.PackedRecord``: a cluster's as its worker compressed them),
 the version and pair totals and the Elo history updated once for all of them, and the
 finished matches marked by one update, all in one transaction.
 """
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Engine, Insert, Text, bindparam, cast, insert, type_coerce, update
+from sqlalchemy import Engine, insert, update
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col
 
 from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
 from pitch_sdk.gamerecord import RecordError
-from pitch_sdk.record import GZIP_MAGIC, parse_record, record_result
+from pitch_sdk.record import parse_record, record_result
 
 from .errors import LadderError
-from .models import Game, GameRecord, Match, now
+from .models import Game, GameRecord, Match, now, packed
 from .pending import MatchResult, PendingMatch
 from .rating_tables import rerate
 from .verify import refusal
@@ -55,8 +55,9 @@ class Found:
     spec: GameSpec
     outcome: GameOutcome
     """Its result, as ``GameOutcome.from_record`` reads it (with its termination)."""
-    text: str
-    """The record, as JSON text: stored as it is, without encoding it again."""
+    packed: bytes
+    """The record file's bytes, gzip-compressed (``models.packed``): stored as they are,
+    without encoding the record again."""
     path: Path
     finished_at: datetime
 
@@ -119,10 +120,10 @@ class Importer:
                     insert(Game).returning(col(Game.id), sort_by_parameter_order=True), rows
                 ).scalars()
                 records: list[dict[str, Any]] = [
-                    {"game_id": game, "text": new.text}
+                    {"game_id": game, "record": new.packed}
                     for game, new in zip(ids, found, strict=True)
                 ]
-                connection.execute(_record_text(connection.dialect.name), records)
+                connection.execute(insert(GameRecord), records)
                 rerate(session, [record["game_id"] for record in records])
             for match in completed:
                 stored = {new.spec.game_id for new in found if new.match is match}
@@ -162,8 +163,8 @@ class Importer:
                 continue
             vouched = self.vouched.take(path) if self.vouched is not None else None
             if vouched is not None:  # the bytes verified, in memory: the file is not read
-                text = _json_text(vouched.data)
-                found.append(Found(match, spec, vouched.outcome, text, path, vouched.finished_at))
+                new = Found(match, spec, vouched.outcome, vouched.packed, path, vouched.finished_at)
+                found.append(new)
                 continue
             try:
                 data = path.read_bytes()
@@ -183,8 +184,8 @@ class Importer:
             reason = refusal(record, spec, match.match_settings, match.seat_names())
             if reason is None:
                 outcome = GameOutcome.from_record(spec, record)
-                text = _json_text(data)  # stored as the file holds it, as a vouched one
-                found.append(Found(match, spec, outcome, text, path, finished_at))
+                stored = packed(data)  # the file's JSON as it is, as a vouched one's
+                found.append(Found(match, spec, outcome, stored, path, finished_at))
             else:
                 self._refuse(match, path, reason)
         return found
@@ -224,17 +225,3 @@ def _game_row(ladder: Path, found: Found) -> dict[str, Any]:
         "record_path": found.path.relative_to(ladder).as_posix(),
         "finished_at": found.finished_at,
     }
-
-
-def _record_text(dialect: str) -> Insert:
-    """A ``game_record`` row with its record given as JSON text (``Found.text``): the JSON
-    column's own encoding of a dict would cost more than all the rest of storing a game.
-    PostgreSQL casts the text to ``json``; SQLite keeps JSON as text."""
-    text = bindparam("text", type_=Text)
-    record = cast(text, JSON) if dialect == "postgresql" else type_coerce(text, Text)
-    return insert(GameRecord).values(game_id=bindparam("game_id"), record=record)
-
-
-def _json_text(data: bytes) -> str:
-    """A record file's bytes as JSON text (a compressed one's, uncompressed)."""
-    return (gzip.decompress(data) if data.startswith(GZIP_MAGIC) else data).decode()

@@ -14,12 +14,27 @@ validation. Schema changes go through an Alembic migration in ``migrations/versi
 This module imports nothing from the rest of the ladder.
 """
 
+import gzip
+import json
 import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Index, Integer, UniqueConstraint, text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Dialect,
+    Index,
+    Integer,
+    LargeBinary,
+    TypeDecorator,
+    UniqueConstraint,
+    text,
+)
 from sqlmodel import Field, SQLModel
+
+from pitch_sdk.record import COMPRESS_LEVEL, GZIP_MAGIC
 
 SQLModel.metadata.naming_convention = {
     "ix": "ix_%(table_name)s_%(column_0_name)s",
@@ -208,9 +223,45 @@ class Game(GameBase, table=True):
     id: int | None = Field(default=None, primary_key=True)
 
 
+def packed(data: bytes) -> bytes:
+    """A record file's bytes as ``game_record`` keeps them: gzip-compressed (a compressed
+    file's as they are)."""
+    return data if data.startswith(GZIP_MAGIC) else gzip.compress(data, COMPRESS_LEVEL, mtime=0)
+
+
+class PackedRecord(TypeDecorator[dict[str, Any]]):
+    """A record kept as gzip-compressed JSON bytes, read as the record's JSON object.
+
+    A record is about 26 KB of indented JSON (``hand_cap`` 60) and 3 KB compressed.
+    Kept as JSON text, PostgreSQL checked it as JSON and compressed it again (pglz, for
+    its TOAST table) on every insert, on the cores that play and store the games; kept
+    packed, a cluster's record is stored as the bytes its worker compressed for the trip
+    (``importer``). Written as bytes (``packed``'s) or as a JSON object (packed here);
+    read from gzip bytes (every row since migration 0013) or plain JSON ones (rows
+    stored before it), told apart by gzip's first bytes as ``load_record`` tells files.
+    """
+
+    impl = LargeBinary
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> bytes | None:
+        if value is None or isinstance(value, bytes):
+            return value
+        return packed(json.dumps(value, separators=(",", ":")).encode())
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        data = bytes(value)
+        loaded: dict[str, Any] = json.loads(
+            gzip.decompress(data) if data.startswith(GZIP_MAGIC) else data
+        )
+        return loaded
+
+
 class GameRecordBase(SQLModel):
     game_id: int = Field(foreign_key="game.id", primary_key=True)
-    record: dict[str, Any] = Field(sa_type=JSON)
+    record: dict[str, Any] = Field(sa_type=PackedRecord)
     """The whole game record, stored with its game in the same transaction."""
 
 

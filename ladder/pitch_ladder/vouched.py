@@ -3,20 +3,20 @@
 A cluster worker replays each game it plays (``verify.refusal``) and hands back the
 record's bytes with their sha256 digest and the game's outcome; the owner checks the
 digest and the schedule's fields, writes the bytes into the match folder and vouches for
-them here: the file's path, the bytes themselves, the file's status as written (inode,
-size, modification time) and the game's outcome. The importer, finding that file, stores
-the vouched bytes with the vouched outcome: it neither reads the file, nor hashes,
-parses or replays the record.
+them here: the file's path, the bytes themselves (gzip-compressed, as they travelled),
+the file's status as written (inode, size, modification time) and the game's outcome.
+The importer, finding that file, stores the vouched bytes with the vouched outcome: it
+neither reads the file, nor hashes, parses, replays or compresses the record.
 
 Why that is safe (the database is the ladder's word; the match folder is anyone's to
 write):
 
 - This table lives in the owner's memory, and only the owner fills it, only with bytes
-  that hash to the digest of the record a worker verified (workers run the project's
-  code) and whose schedule fields (pair, seed, first dealer, bots) the owner checked. So
-  what the importer stores from it is a verified record, whatever the file holds since:
-  a file changed behind the owner's back can never put an unverified record in the
-  database.
+  that, uncompressed, hash to the digest of the record a worker verified (workers run
+  the project's code), and whose schedule fields (pair, seed, first dealer, bots) the
+  owner checked. So what the importer stores from it is a verified record, whatever the
+  file holds since: a file changed behind the owner's back can never put an unverified
+  record in the database.
 - The file is the archive, and what a resumed match or a restored backup goes by, so the
   database should hold what the file holds. An entry is used only while the file is the
   one the owner wrote (the same inode, size and modification time, one ``stat``); a file
@@ -28,7 +28,7 @@ write):
 
 An entry lives from its task's arrival to the importer's next poll, so the table holds
 the records of the games in flight: about 500 at 1,000 games a second and a poll every
-0.5 s (13 MB of 26 KB records).
+0.5 s (1.5 MB of 3 KB compressed records).
 
 Imports nothing from the rest of the ladder, and no Dask.
 """
@@ -57,8 +57,9 @@ def stamp_of(status: os.stat_result) -> Stamp:
 class Vouched:
     """A record file as the owner wrote it."""
 
-    data: bytes
-    """The file's bytes, as a worker verified them and the owner checked them."""
+    packed: bytes
+    """The file's bytes gzip-compressed (``models.packed``), as they travelled from the
+    worker that verified them; the owner checked them."""
     written: Stamp
     """The file's status right after writing."""
     outcome: GameOutcome
@@ -82,11 +83,17 @@ class VouchedRecords:
         self._lock = threading.Lock()
 
     def vouch(
-        self, path: Path, data: bytes, outcome: GameOutcome, at: datetime, written: os.stat_result
+        self,
+        path: Path,
+        packed: bytes,
+        outcome: GameOutcome,
+        at: datetime,
+        written: os.stat_result,
     ) -> None:
-        """The record of ``outcome`` is written to ``path`` as ``data``; ``written`` is the
-        file's status once written (``write_record_bytes`` tells it)."""
-        vouched = Vouched(data, stamp_of(written), outcome, at)
+        """The record of ``outcome`` is written to ``path`` as ``packed`` uncompressed (or
+        as it is, a compressed file); ``written`` is the file's status once written
+        (``write_record_bytes`` tells it)."""
+        vouched = Vouched(packed, stamp_of(written), outcome, at)
         with self._lock:
             self._by_path[os.path.abspath(path)] = vouched
 

@@ -246,7 +246,7 @@ def test_pitch_match_on_a_mistyped_cluster_says_one_line_and_no_client_traceback
 THREE_PAIRS_A_TASK = (
     "from pitch_cli import main\n"
     "from pitch_ladder.cluster import owner\n"
-    "owner.pairs_a_task = lambda pairs, workers: 3\n"
+    "owner.pairs_a_task = lambda pairs, workers, matches: 3\n"
     "main()\n"
 )
 """``pitch`` whose cluster tasks carry three deal pairs each (a 12-game match: two tasks)."""
@@ -407,16 +407,19 @@ def test_a_bot_fetched_by_hash_is_unpacked_with_the_upload_checks_and_cached_onl
         cluster.unpublish_dataset(ref.dataset)
 
 
-@given(st.integers(0, 2000), st.integers(0, 300))
+@given(st.integers(0, 2000), st.integers(1, 300), st.integers(1, 700))
 def test_a_matchs_pairs_go_in_order_in_tasks_of_up_to_eight_four_tasks_a_worker_at_least(
-    pairs: int, workers: int
+    pairs: int, workers: int, matches: int
 ) -> None:
+    """``matches`` matches like this one share the workers: four tasks a worker between
+    them, unless a task is a single pair."""
     left = [[spec] for spec in range(pairs)]  # a pair per number, in schedule order
-    size = owner.pairs_a_task(pairs, workers)
+    size = owner.pairs_a_task(pairs, workers, matches)
     chunks = owner._chunks(left, size)  # type: ignore[arg-type]
     assert [pair for chunk in chunks for pair in chunk] == left
     assert 1 <= size <= owner.PAIRS_A_TASK and all(len(chunk) <= size for chunk in chunks)
-    assert size == 1 or len(chunks) >= 4 * workers
+    assert size == 1 or len(chunks) * matches >= 4 * workers
+    assert owner.pairs_a_task(pairs, workers, matches + 1) >= size  # more matches: no fewer
 
 
 def _verified_pair(tmp_path: Path) -> tuple[Any, list[GameSpec], list[Any]]:
@@ -450,7 +453,7 @@ def test_the_owner_writes_a_pair_its_worker_verified_and_vouches_for_each_record
         assert path.read_bytes() == game.data(compressed=False)  # as it came: not rewritten
         vouched = writer.vouched.take(path)
         assert vouched is not None and vouched.outcome == game.outcome
-        assert vouched.data == path.read_bytes()
+        assert vouched.packed == game.packed
 
 
 @pytest.mark.parametrize(

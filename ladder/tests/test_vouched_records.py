@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pitch_ladder import importer
 from pitch_ladder.importer import REJECTED, Importer
 from pitch_ladder.ladder import Ladder
+from pitch_ladder.models import packed
 from pitch_ladder.pending import PendingMatch, PendingMatches
 from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_ladder.vouched import VouchedRecords
@@ -34,13 +35,13 @@ def test_a_vouched_record_is_handed_over_once_and_only_while_its_file_is_the_one
 ) -> None:
     vouched = VouchedRecords()
     path = tmp_path_factory.mktemp("games") / "pair-00000-a.json"
-    write_record_bytes(written, path, partial(vouched.vouch, path, written, OUTCOME, NOW))
+    write_record_bytes(written, path, partial(vouched.vouch, path, packed(written), OUTCOME, NOW))
     if rewritten:  # replaced by another file, even of the same bytes
         path.with_name("other").write_bytes(written)
         path.with_name("other").replace(path)
     taken = vouched.take(path)
     assert (taken is not None) == (not rewritten)
-    assert taken is None or (taken.outcome is OUTCOME and taken.data == written)
+    assert taken is None or (taken.outcome is OUTCOME and taken.packed == packed(written))
     assert vouched.take(path) is None and len(vouched) == 0
 
 
@@ -62,7 +63,7 @@ def _written(
     record = honest_record(match, spec)
     data = record_bytes(record, compress=False)
     outcome = GameOutcome.from_record(spec, record)
-    write_record_bytes(data, path, partial(vouched.vouch, path, data, outcome, NOW))
+    write_record_bytes(data, path, partial(vouched.vouch, path, packed(data), outcome, NOW))
     return path, data, outcome
 
 
@@ -85,8 +86,8 @@ def test_a_vouched_record_whose_file_is_unchanged_is_stored_without_reading_or_r
     store = Importer(ladder.folder, ladder.engine, lambda text: pytest.fail(text))
     store.vouched = vouched
     found = store.new_records(match)
-    assert [(new.outcome, new.text, new.finished_at) for new in found] == [
-        (outcome, data.decode(), NOW)
+    assert [(new.outcome, new.packed, new.finished_at) for new in found] == [
+        (outcome, packed(data), NOW)
     ]
     ladder.close()
 

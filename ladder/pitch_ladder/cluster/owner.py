@@ -151,7 +151,8 @@ class ClusterWorkers:
     """Plays matches' deal pairs as tasks on the cluster of ``client`` (a ``match.Workers``).
 
     One is shared by every match of an owner: bots are published once (``BotShelf``),
-    and ``fetches`` counts, by content hash, the times a worker had to fetch a bot.
+    ``fetches`` counts, by content hash, the times a worker had to fetch a bot, and
+    ``playing`` the matches playing now (how many share the workers: ``pairs_a_task``).
     ``vouched``: where the records it writes are vouched for (a ladder's import), or
     ``None``.
     """
@@ -162,6 +163,7 @@ class ClusterWorkers:
         self.shelf = BotShelf(client)
         self.journals = JournalReceiver(client)
         self.fetches: Counter[str] = Counter()
+        self.playing = 0
         self._lock = threading.Lock()
 
     def __call__(
@@ -199,11 +201,15 @@ class ClusterWorkers:
                 pure=False,
             )
 
-        size = pairs_a_task(len(pairs), sum(self.client.nthreads().values()))
-        futures = {submit(chunk): chunk for chunk in _chunks(pairs, size)}
-        finished = as_completed(futures, loop=self.client.loop)
-        writer = _PairWriter(MatchFolder(job.root), job, self.vouched)
+        with self._lock:
+            self.playing += 1
+            playing = self.playing
+        futures: dict[Any, list[list[GameSpec]]] = {}
         try:
+            size = pairs_a_task(len(pairs), sum(self.client.nthreads().values()), playing)
+            futures.update((submit(chunk), chunk) for chunk in _chunks(pairs, size))
+            finished = as_completed(futures, loop=self.client.loop)
+            writer = _PairWriter(MatchFolder(job.root), job, self.vouched)
             for future in finished:
                 chunk = futures.pop(future)
                 try:
@@ -225,6 +231,8 @@ class ClusterWorkers:
         finally:
             self.client.cancel([future for future in futures if not future.done()])
             self.journals.unregister(live)
+            with self._lock:
+                self.playing -= 1
 
 
 PAIRS_A_TASK = 8
@@ -234,12 +242,14 @@ millisecond of CPU between them) where a pair a task cost eight; more would lose
 games to a worker killed mid-task and hold back a match's last games."""
 
 
-def pairs_a_task(pairs: int, workers: int) -> int:
+def pairs_a_task(pairs: int, workers: int, matches: int = 1) -> int:
     """How many of a match's ``pairs`` (those it has left) a task carries on a cluster of
-    ``workers``: up to ``PAIRS_A_TASK``, so long as the match makes at least four tasks a
-    worker (so that its last tasks do not hold a few workers while the others idle); a
-    short match, or a big cluster, gets a pair a task."""
-    return max(1, min(PAIRS_A_TASK, pairs // (4 * max(1, workers))))
+    ``workers`` that ``matches`` matches share (this one included): up to
+    ``PAIRS_A_TASK``, so long as the matches make at least four tasks a worker between
+    them (so that their last tasks do not hold a few workers while the others idle). A
+    short match, or one match on a big cluster, gets a pair a task."""
+    wanted = -(-4 * max(1, workers) // max(1, matches))  # this match's share, rounded up
+    return max(1, min(PAIRS_A_TASK, pairs // wanted))
 
 
 def _chunks(pairs: list[list[GameSpec]], size: int) -> list[list[list[GameSpec]]]:
@@ -299,7 +309,7 @@ class _PairWriter:
                 write_record_bytes(data, path)
                 continue
             # Vouched for before the file takes its name: the importer may find it at once.
-            vouch = partial(self.vouched.vouch, path, data, game.outcome, datetime.now(UTC))
+            vouch = partial(self.vouched.vouch, path, game.packed, game.outcome, datetime.now(UTC))
             write_record_bytes(data, path, vouch)
 
     def _checked(
