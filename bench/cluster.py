@@ -342,7 +342,7 @@ def owner_at_full_speed(
         canned = can_results(ladder, pool, folder / "canned")
         print(f"owner at full speed: {canned} games canned from {len(pool)} real records")
         owner.play_pairs = partial(canned_pairs, str(folder / "canned"))  # type: ignore[assignment]
-        client = Client(address, set_as_default=False)
+        client = owner.connect(address)  # as `ladder run --cluster` makes its client
         executor = ClusterExecutor(client, window(2))
         stored: list[tuple[float, int]] = []
 

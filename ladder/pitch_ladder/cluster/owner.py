@@ -71,7 +71,8 @@ def connect(address: str, timeout_s: float = 10.0) -> Client:
 
     The address is checked, and its port tried once, before the client is made: Dask's
     client retries a refused port until its timeout, and one that fails to start prints a
-    traceback when it is collected.
+    traceback when it is collected. The client fetches results from the workers
+    directly: through the scheduler, each result would cost the scheduler a copy.
 
     Raises:
         ClusterError: the address is not a scheduler's, or nothing answers there within
@@ -80,7 +81,7 @@ def connect(address: str, timeout_s: float = 10.0) -> Client:
     host, port = _endpoint(address)
     _probe(address, host, port, min(timeout_s, PROBE_S))
     try:
-        return Client(address, timeout=timeout_s, set_as_default=False)
+        return Client(address, timeout=timeout_s, set_as_default=False, direct_to_workers=True)
     except (OSError, TimeoutError, ValueError) as error:
         raise _unreachable(address, error) from None
 
@@ -186,20 +187,15 @@ class ClusterWorkers:
         assert isinstance(job.publisher, JournalPublisher)  # as resume_match makes every job
         live = self.journals.register(job.publisher)
 
-        def submit(chunk: list[list[GameSpec]]) -> Any:
-            numbers = "-".join(str(pair[0].pair) for pair in chunk)
-            return self.client.submit(
-                play_pairs,
-                a,
-                b,
-                job.settings,
-                job.sandboxed,
-                live,
-                chunk,
-                partners,
-                key=f"pitch-pairs-{run}-{numbers}",
-                pure=False,
-            )
+        def submit(chunks: list[list[list[GameSpec]]]) -> dict[Any, list[list[GameSpec]]]:
+            """The tasks of ``chunks``, submitted at once (one message to the scheduler)."""
+            keys = [
+                f"pitch-pairs-{run}-" + "-".join(str(pair[0].pair) for pair in chunk)
+                for chunk in chunks
+            ]
+            play = partial(play_pairs, a, b, job.settings, job.sandboxed, live, partners=partners)
+            futures = self.client.map(play, chunks, key=keys, pure=False)
+            return dict(zip(futures, chunks, strict=True))
 
         with self._lock:
             self.playing += 1
@@ -207,7 +203,7 @@ class ClusterWorkers:
         futures: dict[Any, list[list[GameSpec]]] = {}
         try:
             size = pairs_a_task(len(pairs), sum(self.client.nthreads().values()), playing)
-            futures.update((submit(chunk), chunk) for chunk in _chunks(pairs, size))
+            futures.update(submit(_chunks(pairs, size)))
             finished = as_completed(futures, loop=self.client.loop)
             writer = _PairWriter(MatchFolder(job.root), job, self.vouched)
             for future in finished:
@@ -217,10 +213,11 @@ class ClusterWorkers:
                 except KilledWorker:
                     if len(chunk) == 1:
                         raise _killed(chunk[0][0].pair, job.root) from None
-                    for pair in chunk:  # a pair a task, so that the one that kills is named
-                        alone = submit([pair])
-                        futures[alone] = [pair]
-                        finished.add(alone)
+                    alone = submit(
+                        [[pair] for pair in chunk]
+                    )  # so that the one that kills is named
+                    futures.update(alone)
+                    finished.update(alone)
                     continue
                 except Exception as error:  # the task's RuntimeError, a cancellation
                     raise _failed(chunk, error, job.root) from None
