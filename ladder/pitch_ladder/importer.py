@@ -13,8 +13,8 @@ A record a cluster's owner vouched for (``vouched``: a worker verified it, the o
 checked it) is stored from the bytes the owner holds, without reading the file or
 replaying the record again, if the file is still the one the owner wrote.
 
-A poll's games go to the database in bulk: their rows by multi-row inserts (SQLAlchemy's
-"insert many values", batched on SQLite and PostgreSQL alike), their records likewise
+A poll's games go to the database in bulk (``bulk``): their rows by ``COPY`` on
+PostgreSQL and multi-row inserts on SQLite, their records likewise
 (gzip-compressed, ``models.PackedRecord``: a cluster's as its worker compressed them),
 the version and pair totals and the Elo history updated once for all of them, and the
 finished matches marked by one update, all in one transaction.
@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, insert, update
+from sqlalchemy import Engine, update
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col
 
@@ -36,6 +36,7 @@ from pitch_referee.match import GameOutcome, GameSpec, MatchFolder
 from pitch_sdk.gamerecord import RecordError
 from pitch_sdk.record import parse_record, record_result
 
+from .bulk import insert_numbered, insert_rows
 from .errors import LadderError
 from .models import Game, GameRecord, Match, now, packed
 from .pending import MatchResult, PendingMatch
@@ -115,16 +116,15 @@ class Importer:
         with Session(self.engine) as session:
             if found:
                 connection = session.connection()
-                rows = [_game_row(self.ladder, new) for new in found]
-                ids = connection.execute(
-                    insert(Game).returning(col(Game.id), sort_by_parameter_order=True), rows
-                ).scalars()
-                records: list[dict[str, Any]] = [
+                ids = insert_numbered(
+                    connection, Game, [_game_row(self.ladder, new) for new in found]
+                )
+                records = [
                     {"game_id": game, "record": new.packed}
                     for game, new in zip(ids, found, strict=True)
                 ]
-                connection.execute(insert(GameRecord), records)
-                rerate(session, [record["game_id"] for record in records])
+                insert_rows(connection, GameRecord, records)
+                rerate(session, ids)
             for match in completed:
                 stored = {new.spec.game_id for new in found if new.match is match}
                 stored |= set(match.scores)

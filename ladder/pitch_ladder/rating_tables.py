@@ -45,10 +45,11 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 import numpy as np
-from sqlalchemy import delete, func, insert
+from sqlalchemy import delete, func
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
+from .bulk import insert_rows
 from .database import driver_rows, select_columns
 from .errors import LadderError
 from .models import (
@@ -268,11 +269,12 @@ def _add_pairs(session: Session, pairs: _Pairs) -> None:
         row.a_points += points
 
 
-def _insert(session: Session, table: type, rows: list[dict[str, Any]]) -> None:
-    """Many rows at once, without making an object of each."""
+def _insert(session: Session, table: type[SQLModel], rows: list[dict[str, Any]]) -> None:
+    """Many rows at once, without making an object of each (``bulk``: ``COPY`` on
+    PostgreSQL)."""
     step = 10 * _CHUNK
     for start in range(0, len(rows), step):
-        session.connection().execute(insert(table), rows[start : start + step])
+        insert_rows(session.connection(), table, rows[start : start + step])
 
 
 def rebuild(session: Session) -> int:

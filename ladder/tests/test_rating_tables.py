@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from alembic import command
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, text
 from sqlmodel import Session, select
 
 from pitch_ladder import models, rating_tables, standings
@@ -128,19 +128,24 @@ def test_the_fit_is_computed_once_per_change_of_the_games(
     ladder.close()
 
 
-def _history_rows_written(ladder: Ladder) -> tuple[list[int], Any]:
-    """Counts rows written to ``rating_history`` per statement, while listening."""
+def _history_rows_written(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the rows written to ``rating_history`` per bulk insert (``COPY`` on
+    PostgreSQL, a multi-row insert on SQLite)."""
     written: list[int] = []
+    insert_rows = rating_tables.insert_rows
 
-    def count(_conn, _cursor, statement: str, parameters: Any, _context, many: bool) -> None:
-        if statement.startswith("INSERT INTO rating_history"):
-            written.append(len(parameters) if many else 1)
+    def count(connection: Any, table: Any, rows: Any) -> None:
+        if table is RatingHistory:
+            written.append(len(rows))
+        insert_rows(connection, table, rows)
 
-    event.listen(ladder.engine, "before_cursor_execute", count)
-    return written, count
+    monkeypatch.setattr(rating_tables, "insert_rows", count)
+    return written
 
 
-def test_storing_a_game_replays_only_the_games_after_it(db_url: str, tmp_path: Path) -> None:
+def test_storing_a_game_replays_only_the_games_after_it(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ladder, v = ladder_with(db_url, tmp_path, ["ann", "bob", "cy"])
     with Session(ladder.engine) as session:
         matches = [add_match(session, 1, v[a], v[b]) for a, b in [("ann", "bob"), ("ann", "cy")]]
@@ -153,13 +158,12 @@ def test_storing_a_game_replays_only_the_games_after_it(db_url: str, tmp_path: P
             for side in "ab"
         ]
         store_games(session, history)  # 40 games of round 1
-        written, listener = _history_rows_written(ladder)
+        written = _history_rows_written(monkeypatch)
         store_games(session, [game_row(session, matches[2], "pair-00000-b", 0.0)])
         assert sum(written) == 2  # the newest game in the Elo order: its own two rows
         written.clear()
         store_games(session, [game_row(session, matches[2], "pair-00000-a", 0.5)])
         assert sum(written) == 4  # before the one stored just now: both games again
-        event.remove(ladder.engine, "before_cursor_execute", listener)
     with Session(ladder.engine) as session:
         assert len(session.exec(select(RatingHistory)).all()) == 2 * 42
     ladder.close()
