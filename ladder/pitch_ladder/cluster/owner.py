@@ -179,10 +179,11 @@ class ClusterWorkers:
         if any(entrant.manifest is None for entrant in seated):
             raise WorkerError("a bot started by hand cannot play on a cluster")
         a, b = self.shelf.ref(job.a.manifest), self.shelf.ref(job.b.manifest)  # type: ignore[arg-type]
-        partners = tuple(
+        a_partner, b_partner = (
             None if p is None else self.shelf.ref(p.manifest)  # type: ignore[arg-type]
             for p in (job.a_partner, job.b_partner)
         )
+        partners = (a_partner, b_partner)
         run = uuid.uuid4().hex[:12]
         assert isinstance(job.publisher, JournalPublisher)  # as resume_match makes every job
         live = self.journals.register(job.publisher)
