@@ -76,7 +76,8 @@ def _copy(connection: Connection, table: str, columns: list[str], rows: Any) -> 
     """
     driver = connection.connection.driver_connection
     assert driver is not None
-    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+    listed = ", ".join(f'"{column}"' for column in columns)
+    statement = f"COPY {table} ({listed}) FROM STDIN"
     base = connection.dialect.loaded_dbapi.Error
     try:
         with driver.cursor() as cursor, cursor.copy(statement) as copy:
