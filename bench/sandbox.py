@@ -115,9 +115,7 @@ class Side:
         self.referee_cpu += time.process_time() - cpu
         self.bots_cpu += sum(bot_cpu(bot) for bot in bots) - bots_cpu
         decisions = sum(
-            not decision["forced"]
-            for hand in result.record["hands"]
-            for decision in hand["decisions"]
+            not decision.forced for hand in result.record.hands for decision in hand.decisions
         )
         self.seconds += seconds
         self.decisions += decisions
