@@ -24,7 +24,7 @@ from pitch_sdk.analysis import solve
 from pitch_sdk.bot import ask, start_game
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.bots.ddbot import DoubleDummyBot
-from pitch_sdk.bots.ddbot.bank import MOST_SPEND, SAVED_AT_MOST, TimeBank
+from pitch_sdk.bots.ddbot.bank import KEPT_FOR_CARDS, MOST_SPEND, SAVED_AT_MOST, TimeBank
 from pitch_sdk.bots.ddbot.search import MAX_WORLDS, search, to_the_play, value
 from pitch_sdk.bots.montecarlo.rollout import play_out_hand
 from pitch_sdk.bots.montecarlo.search import hand_value
@@ -188,6 +188,9 @@ def test_decisions_that_keep_to_their_allowance_spend_no_more_than_their_shares(
     bank, budget = TimeBank(), TimeBudget(limit_ms=1000, reserve_ms=0)
     spent_in_all = shares_in_all = 0.0
     for share_s, fraction in decisions:
+        kept_s = budget.limit_ms * KEPT_FOR_CARDS / 1000
+        lendable_s = max(0.0, bank.saved_s - kept_s)
+        assert bank.allowance(budget, share_s, KEPT_FOR_CARDS) <= share_s + lendable_s + 1e-9
         allowance_s = bank.allowance(budget, share_s)
         assert share_s <= allowance_s <= max(share_s, budget.limit_ms * MOST_SPEND / 1000)
         spent_s = allowance_s * fraction

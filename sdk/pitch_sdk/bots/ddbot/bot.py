@@ -19,13 +19,15 @@ from ...views import PlayerView
 from ..montecarlo import MonteCarloBot
 from ..montecarlo.search import ChoiceT, deadline_of
 from ..montecarlo.search import search as rollout_search
-from .bank import TimeBank
+from .bank import KEPT_FOR_CARDS, TimeBank
 from .search import ENOUGH_PLAY_WORLDS, ENOUGH_WORLDS, MAX_WORLDS, SearchResult, search
 
-BORROWERS = frozenset({Decision.PLAY})
-"""The decisions that may borrow from the bank to be solved: cards (a first trick's card
-needs 16 solves of a whole hand). A bid, a trump or a look would need 32 samples of
-several whole-hand solves each, more than a loan covers, so they keep their share."""
+BORROWERS = frozenset({Decision.PLAY, Decision.BID, Decision.TRUMP})
+"""The decisions that may borrow from the bank (``bank.py``): cards, to be solved (a
+first trick's card needs 16 solves of a whole hand), and bids and trumps, the decisions
+worth the most points, from what the bank holds beyond ``KEPT_FOR_CARDS`` (solved if 32
+samples fit, else rolled out on more samples). The look through the stock, a string of
+small decisions, keeps to its share."""
 RETRY_EVERY = 8
 """A kind of decision found too slow to solve goes to the rollouts without a try (a try
 costs up to its share of the time) until this many have: the machine's load changes."""
@@ -62,7 +64,8 @@ class DoubleDummyBot(MonteCarloBot):
         kind = (view.decision, view.hand.bit_count())
         allowance_s = share_s
         if view.decision in BORROWERS:
-            allowance_s = self.bank.allowance(self.budget, share_s)
+            keep = 0.0 if view.decision is Decision.PLAY else KEPT_FOR_CARDS
+            allowance_s = self.bank.allowance(self.budget, share_s, keep)
         result = None
         if self._worth_solving(kind, allowance_s):
             result = search(
@@ -78,8 +81,10 @@ class DoubleDummyBot(MonteCarloBot):
         if result is not None:
             figures = f"{result.worlds} samples, {result.solves} solves"
             action = result.action
-        else:  # too slow to solve enough samples: the rest of the share to the rollouts
-            rolled = rollout_search(view, candidates, self.rng, deadline, settle=True)
+        else:  # too slow to solve enough samples: the rest of the time to the rollouts
+            rolled = rollout_search(
+                view, candidates, self.rng, max(deadline, started + allowance_s), settle=True
+            )
             self.last = rolled
             figures = f"rolled out: {rolled.worlds} samples, {rolled.playouts} playouts"
             action = rolled.action
