@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -24,6 +25,7 @@ from pitch_sdk.analysis import solve
 from pitch_sdk.bot import ask, start_game
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.bots.ddbot import DoubleDummyBot
+from pitch_sdk.bots.ddbot import search as ddbot_search
 from pitch_sdk.bots.ddbot.bank import KEPT_FOR_CARDS, MOST_SPEND, SAVED_AT_MOST, TimeBank
 from pitch_sdk.bots.ddbot.search import MAX_WORLDS, search, to_the_play, value
 from pitch_sdk.bots.montecarlo.rollout import play_out_hand
@@ -163,6 +165,24 @@ def test_past_its_deadline_a_search_goes_on_to_enough_samples_on_borrowed_time()
     assert borrowed is not None and borrowed.worlds == 5
     # without the loan, the first sample shows that 5 would not fit: the search gives up
     assert search(view, view.legal_actions, random.Random(1), now, enough=5) is None
+
+
+def test_a_search_gives_up_on_a_later_sample_when_its_pace_shows_enough_would_not_fit(
+    monkeypatch,
+):
+    # a clock that only the samples move: the first costs 1 s, every later one 10 s
+    view, _ = _clear_play()
+    clock = [0.0]
+
+    def costly(view: PlayerView, rng: random.Random) -> GameState:
+        clock[0] += 10 if clock[0] else 1
+        return determinize(view, rng)
+
+    monkeypatch.setattr(ddbot_search, "determinize", costly)
+    monkeypatch.setattr(ddbot_search, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    # 32 samples in 100 s: the first (1 s) keeps the pace, the second (11 s in all) not
+    assert search(view, view.legal_actions, random.Random(1), 100.0, enough=32) is None
+    assert clock[0] == 11
 
 
 @pytest.mark.xdist_group("timing")  # wall time: never beside another timing test

@@ -54,9 +54,13 @@ MIN_WORLDS = 2
 MAX_WORLDS = 200
 """Enough samples: the decision replays exactly when this cap, not the clock, ends it."""
 ENOUGH_WORLDS = 32
-"""The fewest samples a solved search must have time for, judged by its first sample.
+"""The fewest samples a solved search must have time for, judged by its pace.
 Fewer would let a handful of deals decide (solved bids on 2 to 16 samples overbid: half
 of them set, docs/ddbot.md); the bot plays the hand out by rollouts instead."""
+GIVE_UP_BEFORE = 0.5
+"""A search short of ``enough`` samples whose pace says they would not fit gives up while
+less than this share of its time is spent (the rest goes to the rollouts); past it, it
+goes on with the samples it can get."""
 ENOUGH_PLAY_WORLDS = 16
 """The same for a card: cards played on 16 solved samples beat cards played on 40
 rolled-out ones by some +200 Elo (bench/ddbot.py, bench/RESULTS.md)."""
@@ -166,9 +170,11 @@ def search(
     enough: int = ENOUGH_WORLDS,
 ) -> SearchResult[ChoiceT] | None:
     """Pick the candidate with the best average double-dummy value over sampled deals,
-    or ``None`` as soon as the first sample shows that ``enough`` samples (or
-    ``max_worlds``, if fewer) would not fit before the last deadline: it is given its
-    share of the time, and checked after each candidate's solve.
+    or ``None`` as soon as the pace shows that ``enough`` samples (or ``max_worlds``, if
+    fewer) would not fit before the last deadline: the first sample is given its share
+    of the time, checked after each candidate's solve, and each later one short of
+    ``enough`` is checked the same way while less than ``GIVE_UP_BEFORE`` of the time is
+    spent (solved bids on a handful of samples are noise: docs/ddbot.md).
 
     Sampling stops at ``deadline``, or, with fewer than ``enough`` samples by then, at
     ``extended`` (time lent by the bot's bank) or on reaching ``enough``; and as soon as
@@ -190,7 +196,9 @@ def search(
     """
     started = time.perf_counter()
     last = deadline if extended is None else max(deadline, extended)
-    first_by = started + (last - started) / min(enough, max_worlds)
+    window = last - started
+    needed = min(enough, max_worlds)
+    first_by = started + window / needed
     team = team_of(view.seat)
     tally = Tally(len(candidates))
     solves = 0
@@ -210,5 +218,9 @@ def search(
                 return None
         tally.add(values)
         solves += sample.solves
+        if tally.samples < needed:
+            elapsed = time.perf_counter() - started
+            if elapsed * needed > window * tally.samples and elapsed < window * GIVE_UP_BEFORE:
+                return None  # at this pace the samples needed would not fit
     means = dict(zip(candidates, tally.means(), strict=True))
     return SearchResult(candidates[tally.best()], means, tally.samples, solves)
