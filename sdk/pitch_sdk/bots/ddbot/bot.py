@@ -25,9 +25,9 @@ from .search import ENOUGH_PLAY_WORLDS, ENOUGH_WORLDS, MAX_WORLDS, SearchResult,
 BORROWERS = frozenset({Decision.PLAY, Decision.BID, Decision.TRUMP})
 """The decisions that may borrow from the bank (``bank.py``): cards, to be solved (a
 first trick's card needs 16 solves of a whole hand), and bids and trumps, the decisions
-worth the most points, from what the bank holds beyond ``KEPT_FOR_CARDS`` (solved if 32
-samples fit, else rolled out on more samples). The look through the stock, a string of
-small decisions, keeps to its share."""
+worth the most points, from what the bank holds beyond ``KEPT_FOR_CARDS``. Each is
+solved if its samples fit in the share and the loan, else rolled out on that longer
+time. The look through the stock, a string of small decisions, keeps to its share."""
 RETRY_EVERY = 8
 """A kind of decision found too slow to solve goes to the rollouts without a try (a try
 costs up to its share of the time) until this many have: the machine's load changes."""
