@@ -66,13 +66,14 @@ def main() -> None:
             started = time.perf_counter()
             record = play_game(seats, seed=f"ddbot-bench-{pair}", time_control=NO_CLOCK)
             result = record.result
+            assert result is not None  # a game played to its end
             scores = result.scores
             won += result.winner == team
             margin += scores[team] - scores[1 - team]
             games += 1
             print(
                 f"pair {pair} {'b' if swapped else 'a'}: solving team "
-                f"{'won' if result['winner'] == team else 'lost'} {scores[team]}-"
+                f"{'won' if result.winner == team else 'lost'} {scores[team]}-"
                 f"{scores[1 - team]} ({time.perf_counter() - started:.0f} s)",
                 flush=True,
             )

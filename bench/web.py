@@ -132,7 +132,7 @@ def long_game(folder: Path) -> Path:
     options = RuleOptions.from_dict(LONG_GAME)
     for seed in range(1, 50):
         record = play_game([GreedyBot(seat) for seat in range(4)], seed, options)
-        if len(record["hands"]) == LONG_GAME["hand_cap"]:
+        if len(record.hands) == LONG_GAME["hand_cap"]:
             path = folder / "long-game.json"
             write_record(record, path)
             return path
