@@ -62,6 +62,11 @@ def _cluster(module: ModuleType, folder: Path) -> None:
     assert module.result_bytes(folder) > 1000
 
 
+def _ddbot(module: ModuleType, _folder: Path) -> None:
+    won, ours, theirs = module.solving_game(0, True, 1, 1, RuleOptions(hand_cap=1))
+    assert won == (ours > theirs)
+
+
 def _engine(module: ModuleType, _folder: Path) -> None:
     for keep_undo in (False, True):
         hands, decisions, _seconds = module.random_hands(0.01, 1, keep_undo)
@@ -114,6 +119,7 @@ CHEAP_PARTS: dict[str, Callable[[ModuleType, Path], None]] = {
     "choices": lambda module, _: module.solve_ms(1, 22),
     "cluster": _cluster,
     "compare": lambda module, _: module.measure(1, 22),
+    "ddbot": _ddbot,
     "engine": _engine,
     "env": _env,
     "live": _live,
@@ -124,6 +130,9 @@ CHEAP_PARTS: dict[str, Callable[[ModuleType, Path], None]] = {
     "reference_scale": _reference_scale,
     "scale": lambda module, _: json.dumps(module.record()),
     "warm": _warm,
+    "web": lambda module, folder: load_record(
+        module.long_game(folder, {"target": 10_000, "hand_cap": 2})
+    ),
 }
 """A part of each script that runs in well under a second, on a tiny input."""
 
