@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from .database import failed_mid_run
 from .errors import LadderError
 from .executor import local_pool
 from .layout import sweep_scratch
@@ -72,23 +74,39 @@ def run_rounds(
 
     Raises:
         LadderError: another run holds the ladder, too few active bots, some matches
-            could not be played or records were refused, or the database file was
-            deleted meanwhile.
+            could not be played or records were refused, or the database failed (or its
+            file was deleted) meanwhile.
         ValueError: a bad rule.
     """
     with lock:
-        check_database()
-        sweep_scratch(ladder)
-        unfinished = pending_rounds(engine)
-        if wanted.rounds > unfinished:
-            schedule_rounds(
-                engine,
-                wanted.rounds - unfinished,
-                wanted.games_per_match,
-                wanted.rules,
-                wanted.partnerships,
-            )
-        report = play_pending(ladder, engine, pools, workers, progress, check_database)
-        with Session(engine) as session:
-            current_fit(session)  # kept for the standings that usually follow a run
-        return report
+        try:
+            return _run_rounds(ladder, engine, check_database, wanted, pools, workers, progress)
+        except DBAPIError as error:  # the importer's own failure is a LadderError already
+            raise failed_mid_run(error, "during the run") from None
+
+
+def _run_rounds(
+    ladder: Path,
+    engine: Engine,
+    check_database: Callable[[], None],
+    wanted: RoundsWanted,
+    pools: Pools,
+    workers: int,
+    progress: ProgressCallback | None,
+) -> RunReport:
+    """``run_rounds`` under its lock."""
+    check_database()
+    sweep_scratch(ladder)
+    unfinished = pending_rounds(engine)
+    if wanted.rounds > unfinished:
+        schedule_rounds(
+            engine,
+            wanted.rounds - unfinished,
+            wanted.games_per_match,
+            wanted.rules,
+            wanted.partnerships,
+        )
+    report = play_pending(ladder, engine, pools, workers, progress, check_database)
+    with Session(engine) as session:
+        current_fit(session)  # kept for the standings that usually follow a run
+    return report

@@ -36,6 +36,7 @@ from pitch_testkit.ladder import (
     honest_record,
     ladder_outcome,
     pitch,
+    postgres_failing,
     run_until_the_database_fails,
 )
 
@@ -113,6 +114,22 @@ def test_a_database_failing_mid_run_stops_its_matches_in_one_line_and_loses_noth
         finished = pitch(*RUN, "--ladder", folder, "--db", url)
         assert finished.returncode == 0, finished.stderr
         assert ladder_outcome(folder, url) == uninterrupted
+
+
+@pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set")
+def test_a_database_failing_anywhere_in_a_run_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """Not only the import of games: the reads of the schedule and the fit fail as one
+    ``LadderError`` too (here the first read, before any match is played)."""
+    with fresh_database("postgresql", tmp_path) as url:
+        folder = tmp_path / "ladder"
+        comparable_ladder(folder, url)
+        with (
+            Ladder.open(folder, f"{url}&application_name=pitch-run-reads") as ladder,
+            postgres_failing(url, "pitch-run-reads"),
+            pytest.raises(LadderError, match=r"^the database failed during the run") as failed,
+        ):
+            ladder.run(1, 2, {"hand_cap": 2}, workers=1)
+        assert "\n" not in str(failed.value)
 
 
 @pytest.mark.slow
