@@ -10,9 +10,9 @@ and their games are the runner's (``runner``); this module decides what to ask i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -78,35 +78,29 @@ def run_rounds(
             file was deleted) meanwhile.
         ValueError: a bad rule.
     """
-    with lock:
-        try:
-            return _run_rounds(ladder, engine, check_database, wanted, pools, workers, progress)
-        except DBAPIError as error:  # the importer's own failure is a LadderError already
-            raise failed_mid_run(error, "during the run") from None
+    with lock, _one_line_if_the_database_fails():
+        check_database()
+        sweep_scratch(ladder)
+        unfinished = pending_rounds(engine)
+        if wanted.rounds > unfinished:
+            schedule_rounds(
+                engine,
+                wanted.rounds - unfinished,
+                wanted.games_per_match,
+                wanted.rules,
+                wanted.partnerships,
+            )
+        report = play_pending(ladder, engine, pools, workers, progress, check_database)
+        with Session(engine) as session:
+            current_fit(session)  # kept for the standings that usually follow a run
+        return report
 
 
-def _run_rounds(
-    ladder: Path,
-    engine: Engine,
-    check_database: Callable[[], None],
-    wanted: RoundsWanted,
-    pools: Pools,
-    workers: int,
-    progress: ProgressCallback | None,
-) -> RunReport:
-    """``run_rounds`` under its lock."""
-    check_database()
-    sweep_scratch(ladder)
-    unfinished = pending_rounds(engine)
-    if wanted.rounds > unfinished:
-        schedule_rounds(
-            engine,
-            wanted.rounds - unfinished,
-            wanted.games_per_match,
-            wanted.rules,
-            wanted.partnerships,
-        )
-    report = play_pending(ladder, engine, pools, workers, progress, check_database)
-    with Session(engine) as session:
-        current_fit(session)  # kept for the standings that usually follow a run
-    return report
+@contextmanager
+def _one_line_if_the_database_fails() -> Iterator[None]:
+    """A database error anywhere in the run as the one line of ``failed_mid_run`` (the
+    importer's own is one already)."""
+    try:
+        yield
+    except DBAPIError as error:
+        raise failed_mid_run(error, "during the run") from None
