@@ -125,14 +125,15 @@ def local_pool(workers: int, affinity: bool = True) -> Iterator[Executor]:
     try:
         yield pool
     except BaseException:
-        _kill_workers(pool)
+        kill_workers(pool)
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
 
 
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    """Kill ``pool``'s worker processes (Python 3.14's ``ProcessPoolExecutor.kill_workers``)."""
+def kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill ``pool``'s worker processes, and the matches they play (Python 3.14's
+    ``ProcessPoolExecutor.kill_workers``)."""
     for process in list((pool._processes or {}).values()):
         process.kill()
 
