@@ -229,7 +229,7 @@ def main() -> None:
         signals = cgroups.Cgroup(group.v1, None)  # the same group, paused by signals
         print(f"pause+resume by SIGSTOP/SIGCONT: {pause_cost(signals, 2000):.1f} us")
     finally:
-        group.remove()
+        asyncio.run(group.remove())
 
 
 if __name__ == "__main__":

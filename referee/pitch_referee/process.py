@@ -95,8 +95,9 @@ class SeatControls:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
-    def release(self) -> None:
-        """Free what was held for the bot, once it is dead."""
+    async def release(self) -> None:
+        """Free what was held for the bot, once it is dead (without blocking the loop,
+        which plays the referee's other games meanwhile)."""
 
 
 @dataclass
@@ -391,7 +392,7 @@ class BotProcess:
                 await process.wait()
         if self.controls is not None:
             self.controls.kill_all()  # whatever the bot left behind
-            self.controls.release()
+            await self.controls.release()
         if self.connection is not None:
             self.connection.lost("closed by the referee")
         if self._watch_task is not None:
