@@ -159,22 +159,24 @@ class TimingGrid:
 
 
 class EventMessages:
-    """Each event encoded once for the four seats of a game: the table tells every seat
-    the same event object, but for a deal (each seat's own cards) and a stock exchange
-    as the others see it (an object of its own)."""
+    """Each event encoded and framed once for the four seats of a game: the table tells
+    every seat the same event object, but for a deal (each seat's own cards) and a stock
+    exchange as the others see it (an object of its own)."""
 
     def __init__(self) -> None:
         self._last: tuple[SeatEvent, bytes] | None = None
 
     def of(self, event: SeatEvent, seat: Seat) -> bytes:
-        """``event`` as ``seat`` is told it: an encoded ``pb.Event``."""
+        """``event`` as ``seat`` is told it: an encoded ``pb.Event`` framed as one of a
+        ``pb.DecisionRequest``'s ``events`` (``framing.retag`` makes it a game end's)."""
         last = self._last
         if last is not None and last[0] is event:
             return last[1]
         encoded = event_to_proto(event, seat).SerializeToString()
+        framed = framing.field(framing.REQUEST_EVENTS, encoded)
         if not isinstance(event, Dealt):
-            self._last = (event, encoded)
-        return encoded
+            self._last = (event, framed)
+        return framed
 
 
 class ViewMessages:
@@ -268,7 +270,7 @@ class RemotePlayer:
         self.game_id = ""
         self.events: list[bytes] = []
         """What happened since the bot's last request, as its seat may know it (each an
-        encoded ``pb.Event``: ``EventMessages``)."""
+        encoded ``pb.Event`` framed as a request's ``events``: ``EventMessages``)."""
         self.answer_ms: float | None = None
         """How long the bot's last answer took, readable or not (``None``: no answer came)."""
         self.held_end: bytes | None = None
@@ -327,7 +329,7 @@ class RemotePlayer:
             time_reserve_ms=turn.budget.reserve_ms,
         )
         encoded = self.views.legal_actions(turn.view.legal_actions) + self._encoded(
-            framing.REQUEST_VIEW, turn.view, framing.REQUEST_EVENTS
+            framing.REQUEST_VIEW, turn.view
         )
         if self.grid is not None:
             await self.grid.release()
@@ -343,7 +345,8 @@ class RemotePlayer:
         end = pb.GameEnd(
             game_id=self.game_id, outcome=outcome_to_proto(view.outcome), scores=list(view.scores)
         )
-        encoded = self._encoded(framing.END_VIEW, view, framing.END_EVENTS)
+        self.events = [framing.retag(framing.END_EVENTS, event) for event in self.events]
+        encoded = self._encoded(framing.END_VIEW, view)
         message = framing.field(framing.GAME_END, end.SerializeToString() + encoded)
         if self.grid is None:
             self.bot.send(message)
@@ -356,13 +359,12 @@ class RemotePlayer:
             self.bot.send(self.held_end)
             self.held_end = None
 
-    def _encoded(self, view_field: int, view: PlayerView, events_field: int) -> bytes:
-        """The view and the events since the last request, as the message's fields
-        ``view_field`` and ``events_field`` (``framing``); the events are then told."""
-        parts = [framing.field(view_field, self.views.view(view))]
-        parts += [framing.field(events_field, event) for event in self.events]
+    def _encoded(self, view_field: int, view: PlayerView) -> bytes:
+        """The view as the message's field ``view_field`` (``framing``), and the events
+        since the last request (framed already); the events are then told."""
+        encoded = framing.field(view_field, self.views.view(view)) + b"".join(self.events)
         self.events = []
-        return b"".join(parts)
+        return encoded
 
     def _log(self) -> str | None:
         return self.bot.log_name
