@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import operator
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from pitch_sdk.table import (
 )
 from pitch_sdk.views import LookEvent, PlayerView
 from pitch_sdk.wire import (
+    VIEW_SETUP_FIELDS,
     action_from_proto,
     action_to_proto,
     event_to_proto,
@@ -46,7 +48,8 @@ from pitch_sdk.wire import (
     look_to_proto,
     outcome_to_proto,
     trick_to_proto,
-    view_now_to_proto,
+    view_moment_to_proto,
+    view_setup_to_proto,
 )
 
 from . import framing
@@ -182,17 +185,21 @@ class EventMessages:
 class ViewMessages:
     """What a game's requests repeat, encoded once for its four seats: each legal
     action, the bids, each finished trick and the last hand's result, and each seat's
-    view of the look. The rest of a view may change at every decision
-    (``wire.view_now_to_proto``); these parts made half of the referee's encoding work
-    per decision (bench/RESULTS.md)."""
+    view of the look and the fields of its view set at a hand's stages
+    (``wire.view_setup_to_proto``). The rest of a view may change at every decision
+    (``wire.view_moment_to_proto``); these parts made most of the referee's encoding
+    work per decision (bench/RESULTS.md)."""
 
     def __init__(self) -> None:
         self._actions: dict[Action, bytes] = {}
         self._tricks: dict[Trick, bytes] = {}
+        self._finished: tuple[tuple[Trick, ...], bytes] = ((), b"")
         self._last_hand: tuple[HandResult, bytes] | None = None
         self._bids: tuple[tuple[tuple[Seat, int], ...], bytes] = ((), b"")
         self._looks: list[tuple[tuple[LookEvent, ...], bytes]] = [((), b"")] * len(SEATS)
         """Per seat: the look as it last saw it (the engine's own tuple), encoded."""
+        self._setups: list[tuple[tuple[object, ...], bytes]] = [((), b"")] * len(SEATS)
+        """Per seat: its view's ``VIEW_SETUP_FIELDS`` when last encoded, and their bytes."""
 
     def legal_actions(self, actions: Sequence[Action]) -> bytes:
         """``actions`` as a ``pb.DecisionRequest``'s ``legal_actions`` fields."""
@@ -209,14 +216,22 @@ class ViewMessages:
     def view(self, view: PlayerView) -> bytes:
         """``view`` as an encoded ``pb.PlayerView``."""
         parts = [
-            view_now_to_proto(view).SerializeToString(),
+            self._setup_of(view),
+            view_moment_to_proto(view).SerializeToString(),
             self._bids_of(view.bids),
             self._look_of(view.seat, view.look),
         ]
-        parts += [self._trick(trick) for trick in view.tricks]
+        parts.append(self._tricks_of(view.tricks))
         if view.last_hand is not None:
             parts.append(self._hand(view.last_hand))
         return b"".join(parts)
+
+    def _setup_of(self, view: PlayerView) -> bytes:
+        fields = _setup_fields(view)
+        last = self._setups[view.seat]
+        if last[0] != fields:
+            last = self._setups[view.seat] = (fields, view_setup_to_proto(view).SerializeToString())
+        return last[1]
 
     def _bids_of(self, bids: tuple[tuple[Seat, int], ...]) -> bytes:
         if self._bids[0] != bids:
@@ -233,6 +248,13 @@ class ViewMessages:
             self._looks[seat] = (look, b"".join(framing.field(number, e) for e in encoded))
         return self._looks[seat][1]
 
+    def _tricks_of(self, tricks: tuple[Trick, ...]) -> bytes:
+        """The finished tricks, joined once each time a trick is added (the engine's own
+        tuple: the same object for the four seats until then)."""
+        if self._finished[0] is not tricks and self._finished[0] != tricks:
+            self._finished = (tricks, b"".join(self._trick(trick) for trick in tricks))
+        return self._finished[1]
+
     def _trick(self, trick: Trick) -> bytes:
         part = self._tricks.get(trick)
         if part is None:
@@ -242,10 +264,14 @@ class ViewMessages:
 
     def _hand(self, result: HandResult) -> bytes:
         last = self._last_hand
-        if last is None or last[0] != result:
+        if last is None or (last[0] is not result and last[0] != result):
             message = hand_result_to_proto(result).SerializeToString()
             last = self._last_hand = (result, framing.field(framing.VIEW_LAST_HAND, message))
         return last[1]
+
+
+_setup_fields = operator.attrgetter(*VIEW_SETUP_FIELDS)
+"""A view's ``VIEW_SETUP_FIELDS``, as a tuple."""
 
 
 class RemotePlayer:

@@ -121,15 +121,20 @@ def action_from_proto(message: pb.Action) -> Action:
     """
     kind = message.WhichOneof("action")
     if kind == "play":
-        return Play(_card(message.play))
+        play = _PLAY_OF_CODE.get(message.play)
+        if play is None:
+            raise InvalidActionError(f"card code {message.play} is out of range (0-53)")
+        return play
     if kind == "bid":
-        if message.bid > 13:
+        bid = _BID_OF_AMOUNT.get(message.bid)
+        if bid is None:
             raise InvalidActionError(f"bid {message.bid} is out of range (0 = pass, 4-13)")
-        return Bid(message.bid)
+        return bid
     if kind == "trump":
-        if message.trump > 3:
+        trump = _TRUMP_OF_SUIT.get(message.trump)
+        if trump is None:
             raise InvalidActionError(f"suit {message.trump} is out of range (0-3)")
-        return NameTrump(message.trump)
+        return trump
     if kind == "discard":
         return Discard(canonical_jokers(checked_mask(message.discard)))
     if kind == "pickup":
@@ -157,6 +162,14 @@ def _card(code: int) -> int:
     return JOKER if code == SECOND_JOKER else code
 
 
+# Every play, bid and suit an action can hold, made once: both ends decode actions at
+# every request (the bot its legal actions, the referee its answer), and a lookup costs
+# a third of making the frozen value. Out-of-range codes are not keys.
+_PLAY_OF_CODE = {code: Play(_card(code)) for code in range(DECK_SIZE)}
+_BID_OF_AMOUNT = {amount: Bid(amount) for amount in range(14)}
+_TRUMP_OF_SUIT = {suit: NameTrump(suit) for suit in range(4)}
+
+
 # --- views --------------------------------------------------------------------------
 
 
@@ -171,7 +184,18 @@ def trick_to_proto(leader: Seat, plays: Sequence[tuple[Seat, int]], winner: int)
 
 
 def _plays(trick: pb.Trick) -> tuple[tuple[Seat, int], ...]:
-    return tuple(zip(trick.seats, trick.cards, strict=True))
+    return tuple(zip(trick.seats[:], trick.cards[:], strict=True))
+
+
+def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
+    """A per-seat list's four entries: indexed, as iterating a repeated field element by
+    element costs three times as much."""
+    return (values[0], values[1], values[2], values[3])
+
+
+def _two(values: Sequence[int]) -> tuple[int, int]:
+    """A per-team list's two entries (as ``_four``)."""
+    return (values[0], values[1])
 
 
 def hand_result_to_proto(result: HandResult) -> pb.HandResult:
@@ -227,7 +251,8 @@ def outcome_from_proto(message: pb.Outcome) -> Outcome:
 
 def view_to_proto(view: PlayerView) -> pb.PlayerView:
     """A seat's view as a message (the legal actions travel beside it, in the request)."""
-    message = view_now_to_proto(view)
+    message = view_setup_to_proto(view)
+    message.MergeFrom(view_moment_to_proto(view))
     message.bids.extend(pb.BidMade(seat=seat, amount=amount) for seat, amount in view.bids)
     message.look.extend(look_to_proto(event) for event in view.look)
     message.tricks.extend(trick_to_proto(*trick) for trick in view.tricks)
@@ -236,22 +261,17 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
     return message
 
 
-def view_now_to_proto(view: PlayerView) -> pb.PlayerView:
-    """A seat's view as a message but for its bids, look, finished tricks and last hand:
-    what may change at each decision. Those four change once a bid, a look or a trick,
-    and but for the look are the same for the four seats, so the referee encodes them
-    once (``pitch_referee.game_loop.ViewMessages``)."""
-    message = pb.PlayerView(
+def view_setup_to_proto(view: PlayerView) -> pb.PlayerView:
+    """The fields of a seat's view that change only from one stage of a hand to the next
+    (the deal, each bid, the trump, the discards, the fill): the referee encodes them
+    again only when one of ``VIEW_SETUP_FIELDS`` changed
+    (``pitch_referee.game_loop.ViewMessages``), and they merge with the rest."""
+    return pb.PlayerView(
         seat=view.seat,
         rules=_cached_options_message(view.options),
         hand_number=view.hand_number,
         dealer=view.dealer,
         scores=list(view.scores),
-        phase=_enum(pb.Phase, view.phase),
-        to_move=view.to_move,
-        decision=_enum(pb.Decision, view.decision or 0),
-        hand=view.hand,
-        hand_sizes=list(view.hand_sizes),
         bidder=view.bidder,
         bid=view.bid,
         trump=view.trump,
@@ -262,6 +282,40 @@ def view_now_to_proto(view: PlayerView) -> pb.PlayerView:
         fill_sizes=list(view.fill_sizes),
         fill=view.fill,
         stock_size=view.stock_size,
+    )
+
+
+VIEW_SETUP_FIELDS = (
+    "seat",
+    "options",
+    "hand_number",
+    "dealer",
+    "scores",
+    "bidder",
+    "bid",
+    "trump",
+    "discarded",
+    "discarded_down",
+    "picked",
+    "centre",
+    "fill_sizes",
+    "fill",
+    "stock_size",
+)
+"""The view's fields that ``view_setup_to_proto`` encodes."""
+
+
+def view_moment_to_proto(view: PlayerView) -> pb.PlayerView:
+    """The fields of a seat's view that may change at every decision, but for its bids,
+    look, finished tricks and last hand: those four change once a bid, a look or a
+    trick, and but for the look are the same for the four seats, so the referee encodes
+    them once (``pitch_referee.game_loop.ViewMessages``)."""
+    message = pb.PlayerView(
+        phase=_enum(pb.Phase, view.phase),
+        to_move=view.to_move,
+        decision=_enum(pb.Decision, view.decision or 0),
+        hand=view.hand,
+        hand_sizes=list(view.hand_sizes),
         look_remaining=view.look_remaining,
         trick=trick_to_proto(view.leader, view.trick, -1),
         leader=view.leader,
@@ -301,22 +355,22 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         options=options_from_proto(message.rules),
         hand_number=message.hand_number,
         dealer=message.dealer,
-        scores=(message.scores[0], message.scores[1]),
+        scores=_two(message.scores),
         phase=_PHASES[message.phase],
         to_move=message.to_move,
         decision=_DECISIONS[message.decision] if message.decision else None,
         legal_actions=tuple(legal),
         hand=message.hand,
-        hand_sizes=tuple(message.hand_sizes),
+        hand_sizes=_four(message.hand_sizes),
         bids=tuple([(bid.seat, bid.amount) for bid in message.bids]),
         bidder=message.bidder,
         bid=message.bid,
         trump=message.trump,
-        discarded=tuple(message.discarded),
-        discarded_down=tuple(message.discarded_down),
-        picked=tuple(message.picked),
+        discarded=_four(message.discarded),
+        discarded_down=_four(message.discarded_down),
+        picked=_four(message.picked),
         centre=message.centre,
-        fill_sizes=tuple(message.fill_sizes),
+        fill_sizes=_four(message.fill_sizes),
         fill=message.fill,
         stock_size=message.stock_size,
         look=tuple(
@@ -338,7 +392,7 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         trick=_plays(message.trick),
         leader=message.leader,
         jokers_played=message.jokers_played,
-        taken=(message.taken[0], message.taken[1]),
+        taken=_two(message.taken),
         last_hand=(
             hand_result_from_proto(message.last_hand) if message.HasField("last_hand") else None
         ),
