@@ -326,11 +326,11 @@ class RemotePlayer:
 
     def observe(self, event: SeatEvent) -> None:
         self.events.append(self.messages.of(event, self.seat))
-        if isinstance(event, Dealt):
-            self.hand, self.decided, self.asked = event.hand, 0, False
-        elif isinstance(event, Decided):
+        if isinstance(event, Decided):
             self.decided += 1
             self.asked = False
+        elif isinstance(event, Dealt):
+            self.hand, self.decided, self.asked = event.hand, 0, False
 
     def log_tag(self) -> LogTag:
         """Where the game stands for the bot's log (``logindex``): lines it writes now
@@ -361,7 +361,7 @@ class RemotePlayer:
             await self.grid.release()
         self.asked = True
         answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000, encoded=encoded)
-        await self.bot.settle_log()  # what it wrote before answering is this decision's
+        self.bot.settle_log()  # what it wrote before answering is this decision's
         self.answer_ms = seconds * 1000
         if not answer.HasField("action"):
             raise BotProtocolError("the answer holds no action")

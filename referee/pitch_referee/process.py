@@ -348,7 +348,7 @@ class BotProcess:
             if self.controls is not None:
                 self.controls.pause()
 
-    async def settle_log(self) -> None:
+    def settle_log(self) -> None:
         """Take what the bot wrote before its answer into its log, under the tag in force
         (``log_place``): those bytes are in the pipe before the answer is sent, so one
         read now finds them (or finds the pipe empty), without waiting for the loop."""

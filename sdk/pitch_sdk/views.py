@@ -207,7 +207,7 @@ def _look_as_seen(
     events = tuple(
         LookEvent(seat, choice.move, card, choice.give_up)
         if seat == viewer
-        else _HIDDEN_LOOK[seat][choice.move]
+        else HIDDEN_LOOK[seat][choice.move]
         for seat, card, choice in look_log
     )
     _LAST_LOOK[viewer] = (look_log, events)
@@ -216,7 +216,7 @@ def _look_as_seen(
 
 _LAST_LOOK: dict[Seat, tuple[object, tuple[LookEvent, ...]]] = {}
 """Per viewer: the last look log seen and its events (``_look_as_seen``)."""
-_HIDDEN_LOOK = tuple(
+HIDDEN_LOOK = tuple(
     {move: LookEvent(seat, move, None, None) for move in StockMove} for seat in range(4)
 )
 """Another seat's look event: only the kind of choice, one shared value per seat and move."""

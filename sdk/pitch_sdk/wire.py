@@ -45,7 +45,7 @@ from .table import (
     SeatEvent,
     TimeControl,
 )
-from .views import LookEvent, PlayerView, make_view
+from .views import HIDDEN_LOOK, LookEvent, PlayerView, make_view
 
 _EnumT = TypeVar("_EnumT", pb.StockMove, pb.Phase, pb.Decision)
 
@@ -373,17 +373,7 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         fill_sizes=_four(message.fill_sizes),
         fill=message.fill,
         stock_size=message.stock_size,
-        look=tuple(
-            [
-                LookEvent(
-                    event.seat,
-                    _STOCK_MOVES[event.move],
-                    event.card if event.HasField("card") else None,
-                    event.give_up if event.HasField("give_up") else None,
-                )
-                for event in message.look
-            ]
-        ),
+        look=tuple([_look_event(event) for event in message.look]),
         look_card=message.look_card if message.HasField("look_card") else None,
         look_remaining=message.look_remaining,
         tricks=tuple(
@@ -393,11 +383,34 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
         leader=message.leader,
         jokers_played=message.jokers_played,
         taken=_two(message.taken),
-        last_hand=(
-            hand_result_from_proto(message.last_hand) if message.HasField("last_hand") else None
-        ),
+        last_hand=_last_hand(message) if message.HasField("last_hand") else None,
         outcome=outcome_from_proto(message.outcome) if message.HasField("outcome") else None,
     )
+
+
+def _look_event(message: pb.LookEvent) -> LookEvent:
+    """A step of the look; another seat's (no card shown) is one of a few shared values."""
+    if message.HasField("card"):
+        give_up = message.give_up if message.HasField("give_up") else None
+        return LookEvent(message.seat, _STOCK_MOVES[message.move], message.card, give_up)
+    if message.HasField("give_up"):  # not sent without the card: made as it came
+        return LookEvent(message.seat, _STOCK_MOVES[message.move], None, message.give_up)
+    return HIDDEN_LOOK[message.seat][_STOCK_MOVES[message.move]]
+
+
+def _last_hand(view: pb.PlayerView) -> HandResult:
+    """The view's last hand, decoded once while it stays the same (every request of a
+    hand carries it, and decoding it was a sixth of a view's decoding)."""
+    global _decoded_last_hand
+    message = view.last_hand
+    decoded = _decoded_last_hand
+    if decoded is None or decoded[0] != message:
+        decoded = _decoded_last_hand = (message, hand_result_from_proto(message))
+    return decoded[1]
+
+
+_decoded_last_hand: tuple[pb.HandResult, HandResult] | None = None
+"""The last hand ``_last_hand`` decoded, with its message."""
 
 
 # --- a game's start, and its events ------------------------------------------------
