@@ -76,7 +76,7 @@ class GameRecorder:
         """
         state = self.state
         seat, forced = state.current_seat(), len(state.legal_actions()) == 1
-        state.apply(action)
+        state.apply(action, undoable=False)
         self._decisions.append(Decision(seat, action, forced, None if ms is None else round(ms, 3)))
         if state.current_seat() < 0 and state.hand_results:  # the hand is over
             decisions = tuple(self._decisions)
