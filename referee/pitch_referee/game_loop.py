@@ -184,25 +184,31 @@ class EventMessages:
 
 class ViewMessages:
     """What a game's requests repeat, encoded once for its four seats: each legal
-    action, the bids, each finished trick and the last hand's result, and each seat's
-    view of the look and the fields of its view set at a hand's stages
-    (``wire.view_setup_to_proto``). The rest of a view may change at every decision
+    action (and each tuple of them), the bids, each finished trick and the last hand's
+    result, the fields set at a hand's stages (``wire.view_setup_to_proto``), and each
+    seat's view of the look. The rest of a view may change at every decision
     (``wire.view_moment_to_proto``); these parts made most of the referee's encoding
     work per decision (bench/RESULTS.md)."""
 
     def __init__(self) -> None:
         self._actions: dict[Action, bytes] = {}
+        self._legal: dict[int, tuple[tuple[Action, ...], bytes]] = {}
+        """Each tuple of legal actions seen, by its id, with its fields joined."""
         self._tricks: dict[Trick, bytes] = {}
         self._finished: tuple[tuple[Trick, ...], bytes] = ((), b"")
         self._last_hand: tuple[HandResult, bytes] | None = None
         self._bids: tuple[tuple[tuple[Seat, int], ...], bytes] = ((), b"")
         self._looks: list[tuple[tuple[LookEvent, ...], bytes]] = [((), b"")] * len(SEATS)
         """Per seat: the look as it last saw it (the engine's own tuple), encoded."""
-        self._setups: list[tuple[tuple[object, ...], bytes]] = [((), b"")] * len(SEATS)
-        """Per seat: its view's ``VIEW_SETUP_FIELDS`` when last encoded, and their bytes."""
+        self._setup: tuple[tuple[object, ...], bytes] = ((), b"")
+        """The views' ``VIEW_SETUP_FIELDS`` when last encoded, and their bytes."""
 
-    def legal_actions(self, actions: Sequence[Action]) -> bytes:
-        """``actions`` as a ``pb.DecisionRequest``'s ``legal_actions`` fields."""
+    def legal_actions(self, actions: tuple[Action, ...]) -> bytes:
+        """``actions`` as a ``pb.DecisionRequest``'s ``legal_actions`` fields (joined
+        once per tuple: the engine hands out the same tuple for the same choices)."""
+        known = self._legal.get(id(actions))
+        if known is not None and known[0] is actions:  # held here, so its id is its own
+            return known[1]
         encoded = self._actions
         parts = []
         for action in actions:
@@ -211,7 +217,9 @@ class ViewMessages:
                 message = action_to_proto(action).SerializeToString()
                 part = encoded[action] = framing.field(framing.REQUEST_LEGAL_ACTIONS, message)
             parts.append(part)
-        return b"".join(parts)
+        joined = b"".join(parts)
+        self._legal[id(actions)] = (actions, joined)
+        return joined
 
     def view(self, view: PlayerView) -> bytes:
         """``view`` as an encoded ``pb.PlayerView``."""
@@ -228,10 +236,9 @@ class ViewMessages:
 
     def _setup_of(self, view: PlayerView) -> bytes:
         fields = _setup_fields(view)
-        last = self._setups[view.seat]
-        if last[0] != fields:
-            last = self._setups[view.seat] = (fields, view_setup_to_proto(view).SerializeToString())
-        return last[1]
+        if self._setup[0] != fields:
+            self._setup = (fields, view_setup_to_proto(view).SerializeToString())
+        return self._setup[1]
 
     def _bids_of(self, bids: tuple[tuple[Seat, int], ...]) -> bytes:
         if self._bids[0] != bids:
@@ -242,11 +249,18 @@ class ViewMessages:
         return self._bids[1]
 
     def _look_of(self, seat: Seat, look: tuple[LookEvent, ...]) -> bytes:
-        if self._looks[seat][0] is not look:
-            number = framing.VIEW_LOOK
-            encoded = (look_to_proto(event).SerializeToString() for event in look)
-            self._looks[seat] = (look, b"".join(framing.field(number, e) for e in encoded))
-        return self._looks[seat][1]
+        """The look as ``seat`` sees it: only the steps taken since its last view are
+        encoded (a look only grows until the next deal)."""
+        seen, encoded = self._looks[seat]
+        if seen is look:
+            return encoded
+        if look[: len(seen)] != seen:  # a new hand's look
+            seen, encoded = (), b""
+        number = framing.VIEW_LOOK
+        steps = [look_to_proto(event).SerializeToString() for event in look[len(seen) :]]
+        encoded += b"".join([framing.field(number, step) for step in steps])
+        self._looks[seat] = (look, encoded)
+        return encoded
 
     def _tricks_of(self, tricks: tuple[Trick, ...]) -> bytes:
         """The finished tricks, joined once each time a trick is added (the engine's own

@@ -262,12 +262,11 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
 
 
 def view_setup_to_proto(view: PlayerView) -> pb.PlayerView:
-    """The fields of a seat's view that change only from one stage of a hand to the next
-    (the deal, each bid, the trump, the discards, the fill): the referee encodes them
-    again only when one of ``VIEW_SETUP_FIELDS`` changed
+    """The fields of a view that change only from one stage of a hand to the next (the
+    deal, each bid, the trump, the discards, the fill) and are the same for the four
+    seats: the referee encodes them again only when one of ``VIEW_SETUP_FIELDS`` changed
     (``pitch_referee.game_loop.ViewMessages``), and they merge with the rest."""
     return pb.PlayerView(
-        seat=view.seat,
         rules=_cached_options_message(view.options),
         hand_number=view.hand_number,
         dealer=view.dealer,
@@ -280,13 +279,11 @@ def view_setup_to_proto(view: PlayerView) -> pb.PlayerView:
         picked=view.picked,
         centre=view.centre,
         fill_sizes=list(view.fill_sizes),
-        fill=view.fill,
         stock_size=view.stock_size,
     )
 
 
 VIEW_SETUP_FIELDS = (
-    "seat",
     "options",
     "hand_number",
     "dealer",
@@ -299,23 +296,25 @@ VIEW_SETUP_FIELDS = (
     "picked",
     "centre",
     "fill_sizes",
-    "fill",
     "stock_size",
 )
 """The view's fields that ``view_setup_to_proto`` encodes."""
 
 
 def view_moment_to_proto(view: PlayerView) -> pb.PlayerView:
-    """The fields of a seat's view that may change at every decision, but for its bids,
+    """The fields of a seat's view that may change at every decision or are its own
+    (its seat, its fill), but for its bids,
     look, finished tricks and last hand: those four change once a bid, a look or a
     trick, and but for the look are the same for the four seats, so the referee encodes
     them once (``pitch_referee.game_loop.ViewMessages``)."""
     message = pb.PlayerView(
+        seat=view.seat,
         phase=_enum(pb.Phase, view.phase),
         to_move=view.to_move,
         decision=_enum(pb.Decision, view.decision or 0),
         hand=view.hand,
         hand_sizes=list(view.hand_sizes),
+        fill=view.fill,
         look_remaining=view.look_remaining,
         trick=trick_to_proto(view.leader, view.trick, -1),
         leader=view.leader,
