@@ -303,24 +303,30 @@ VIEW_SETUP_FIELDS = (
 
 def view_moment_to_proto(view: PlayerView) -> pb.PlayerView:
     """The fields of a seat's view that may change at every decision or are its own
-    (its seat, its fill), but for its bids,
-    look, finished tricks and last hand: those four change once a bid, a look or a
-    trick, and but for the look are the same for the four seats, so the referee encodes
-    them once (``pitch_referee.game_loop.ViewMessages``)."""
+    (its seat, its fill), but for its bids, look, finished tricks and last hand: those
+    four change once a bid, a look or a trick, and but for the look are the same for
+    the four seats, so the referee encodes them once
+    (``pitch_referee.game_loop.ViewMessages``)."""
     message = pb.PlayerView(
         seat=view.seat,
         phase=_enum(pb.Phase, view.phase),
         to_move=view.to_move,
         decision=_enum(pb.Decision, view.decision or 0),
         hand=view.hand,
-        hand_sizes=list(view.hand_sizes),
+        hand_sizes=view.hand_sizes,
         fill=view.fill,
         look_remaining=view.look_remaining,
-        trick=trick_to_proto(view.leader, view.trick, -1),
         leader=view.leader,
         jokers_played=view.jokers_played,
-        taken=list(view.taken),
+        taken=view.taken,
     )
+    # The trick in progress set in place: a Trick made apart is copied in, at twice the cost.
+    trick = message.trick
+    trick.leader = max(view.leader, 0)
+    trick.winner = -1
+    if plays := view.trick:
+        trick.seats.extend([seat for seat, _ in plays])
+        trick.cards.extend([card for _, card in plays])
     if view.look_card is not None:
         message.look_card = view.look_card
     if (outcome := outcome_to_proto(view.outcome)) is not None:
