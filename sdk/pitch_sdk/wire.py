@@ -97,20 +97,28 @@ _STOCK_MOVES = {move.value: move for move in StockMove}
 
 def action_to_proto(action: Action) -> pb.Action:
     """An action as a message."""
+    message = pb.Action()
+    set_action(message, action)
+    return message
+
+
+def set_action(message: pb.Action, action: Action) -> None:
+    """Set ``action`` in ``message``: in place, inside the message that holds it (an
+    ``Action`` made apart is copied in when put in another message)."""
     if isinstance(action, Play):
-        return pb.Action(play=action.card)
-    if isinstance(action, Bid):
-        return pb.Action(bid=action.amount)
-    if isinstance(action, NameTrump):
-        return pb.Action(trump=action.suit)
-    if isinstance(action, Discard):
-        return pb.Action(discard=action.cards)
-    if isinstance(action, PickUp):
-        return pb.Action(pickup=action.cards)
-    stock = pb.StockChoice(move=_enum(pb.StockMove, action.move))
-    if action.give_up is not None:
-        stock.give_up = action.give_up
-    return pb.Action(stock=stock)
+        message.play = action.card
+    elif isinstance(action, Bid):
+        message.bid = action.amount
+    elif isinstance(action, NameTrump):
+        message.trump = action.suit
+    elif isinstance(action, Discard):
+        message.discard = action.cards
+    elif isinstance(action, PickUp):
+        message.pickup = action.cards
+    else:
+        message.stock.move = _enum(pb.StockMove, action.move)
+        if action.give_up is not None:
+            message.stock.give_up = action.give_up
 
 
 def action_from_proto(message: pb.Action) -> Action:
