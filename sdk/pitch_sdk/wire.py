@@ -489,10 +489,12 @@ def event_to_proto(event: SeatEvent, seat: Seat) -> pb.Event:
     if isinstance(event, Dealt):
         return pb.Event(hand=event.hand, deal=pb.Deal(dealer=event.dealer, hand=event.hands[seat]))
     if isinstance(event, Decided):
-        decided = pb.Decided(
-            seat=event.seat, action=action_to_proto(event.action), forced=event.forced
-        )
-        return pb.Event(hand=event.hand, decided=decided)
+        message = pb.Event(hand=event.hand)  # filled in place, as the answer (set_action)
+        decided = message.decided
+        decided.seat = event.seat
+        set_action(decided.action, event.action)
+        decided.forced = event.forced
+        return message
     scored = pb.HandScored(result=hand_result_to_proto(event.result))
     return pb.Event(hand=event.result.number, hand_scored=scored)
 
