@@ -157,6 +157,10 @@ class PlayerView(_Deferring):
     """How the game ended; ``None`` while it goes on."""
 
 
+PLAYER_VIEW_FIELDS = tuple(field.name for field in fields(PlayerView))
+"""The names of a view's fields, in order."""
+
+
 def view_maker(names: Sequence[str] | None = None) -> Callable[..., PlayerView]:
     """A maker of ``PlayerView``s that sets each field straight through its slot, written
     out from the fields (as ``dataclasses`` writes ``__init__``; keyword arguments, all
@@ -167,9 +171,8 @@ def view_maker(names: Sequence[str] | None = None) -> Callable[..., PlayerView]:
     Given ``names`` (some of the fields), the maker takes those and ``deferred``, a
     ``DeferredFields`` that gives each other field when it is first read: a bot's view
     from the wire decodes only what the bot reads (``wire.view_from_proto``)."""
-    every = [field.name for field in fields(PlayerView)]
-    chosen = every if names is None else list(names)
-    if unknown := set(chosen) - set(every):
+    chosen = list(PLAYER_VIEW_FIELDS if names is None else names)
+    if unknown := set(chosen) - set(PLAYER_VIEW_FIELDS):
         raise ValueError(f"not fields of PlayerView: {sorted(unknown)}")
     namespace: dict[str, object] = {"_new": object.__new__, "PlayerView": PlayerView}
     namespace.update({f"_set_{name}": getattr(PlayerView, name).__set__ for name in chosen})
@@ -183,13 +186,9 @@ def view_maker(names: Sequence[str] | None = None) -> Callable[..., PlayerView]:
     return namespace["make_view"]  # type: ignore[return-value]
 
 
-PLAYER_VIEW_FIELDS = tuple(field.name for field in fields(PlayerView))
-"""The names of a view's fields, in order."""
-
 make_view = view_maker()
 """Make a ``PlayerView`` from all its fields, by keyword, at half the cost of the class's
-own constructor: for the engine (``view_of``) and the wire (``wire.view_from_proto``),
-which make one at every decision."""
+own constructor: for the engine (``view_of``), which makes one at every decision."""
 
 
 def view_of(state: GameState, seat: Seat) -> PlayerView:
