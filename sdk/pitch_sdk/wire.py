@@ -364,7 +364,8 @@ def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> Pla
     each of its other fields (the lists, tricks, look, rules, results) only when the bot
     first reads it (``views.view_maker``): decoding a whole view was four fifths of the
     SDK's work per request, and most bots read a few of its fields. It is the same
-    ``PlayerView`` to the bot, equal to the one the referee's engine made."""
+    ``PlayerView`` to the bot, equal to the one the referee's engine made. The view
+    keeps ``message`` to read from: change neither afterwards."""
     return _make_wire_view(
         seat=message.seat,
         hand_number=message.hand_number,
