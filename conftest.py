@@ -4,10 +4,15 @@ Hypothesis's per-example deadline measures wall time, which on a shared two-core
 running bot processes beside the tests says more about the neighbours than about the code:
 property tests pin behaviour here, and speed lives in ``bench/``.
 
+Under CI (``CI`` set, as ``.ci/run`` sets it) Hypothesis draws the same examples on every
+run (``derandomize``): the gate then fails only on a change, never on a new random draw;
+a run by hand keeps exploring, and a failure it finds is a test to add.
+
 The suite runs on two pytest-xdist workers unless ``-n`` says otherwise (``-n 0`` or
 ``-p no:xdist`` for one process, as when debugging one test).
 """
 
+import os
 import signal
 import sys
 from collections.abc import Generator
@@ -16,7 +21,8 @@ import pytest
 from hypothesis import settings
 
 settings.register_profile("pitch", deadline=None)
-settings.load_profile("pitch")
+settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "pitch")
 
 WORKERS = 2
 """One worker a core of the two-core machines the suite runs on."""

@@ -24,6 +24,7 @@ from pitch_sdk.bots.ddbot import DoubleDummyBot
 from pitch_sdk.bots.ddbot.search import search as solved_search
 from pitch_sdk.bots.montecarlo import MonteCarloBot
 from pitch_sdk.bots.montecarlo.search import search as rollout_search
+from pitch_sdk.options import RuleOptions
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import TimeControl
 from pitch_sdk.views import PlayerView
@@ -49,6 +50,21 @@ class SolvedPlay(DoubleDummyBot):
         return rollout_search(view, candidates, self.rng, deadline, max_worlds=self.rolled).action
 
 
+def solving_game(
+    pair: int, swapped: bool, solved: int, rolled: int, options: RuleOptions | None = None
+) -> tuple[bool, int, int]:
+    """Game a (b if ``swapped``) of deal pair ``pair``: the solving team in seats 0 and 2
+    (1 and 3) against the rolling one; whether it won, its score and the other team's."""
+    solving = [SolvedPlay(seat, solved, rolled) for seat in range(4)]
+    rolling = [MonteCarloBot(seat, max_worlds=rolled) for seat in range(4)]
+    team = 1 if swapped else 0
+    seats = [solving[s] if s % 2 == team else rolling[s] for s in range(4)]
+    record = play_game(seats, seed=f"ddbot-bench-{pair}", options=options, time_control=NO_CLOCK)
+    result = record.result
+    assert result is not None  # a game played to its end
+    return result.winner == team, result.scores[team], result.scores[1 - team]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=6, help="deal pairs (two games each)")
@@ -59,21 +75,15 @@ def main() -> None:
     won = games = margin = 0
     for pair in range(args.first, args.first + args.pairs):
         for swapped in (False, True):
-            solving = [SolvedPlay(seat, args.solved, args.rolled) for seat in range(4)]
-            rolling = [MonteCarloBot(seat, max_worlds=args.rolled) for seat in range(4)]
-            team = 1 if swapped else 0
-            seats = [solving[s] if s % 2 == team else rolling[s] for s in range(4)]
             started = time.perf_counter()
-            record = play_game(seats, seed=f"ddbot-bench-{pair}", time_control=NO_CLOCK)
-            result = record.result
-            scores = result.scores
-            won += result.winner == team
-            margin += scores[team] - scores[1 - team]
+            solving_won, ours, theirs = solving_game(pair, swapped, args.solved, args.rolled)
+            won += solving_won
+            margin += ours - theirs
             games += 1
             print(
                 f"pair {pair} {'b' if swapped else 'a'}: solving team "
-                f"{'won' if result['winner'] == team else 'lost'} {scores[team]}-"
-                f"{scores[1 - team]} ({time.perf_counter() - started:.0f} s)",
+                f"{'won' if solving_won else 'lost'} {ours}-{theirs} "
+                f"({time.perf_counter() - started:.0f} s)",
                 flush=True,
             )
     print(f"solving team won {won} of {games}, score margin {margin:+d} in all")

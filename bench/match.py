@@ -59,7 +59,9 @@ def a_scores(
     scores = []
     for a_team in (0, 1):
         bots = [(make_a if seat % 2 == a_team else make_b)(f"{seed}:{seat}") for seat in range(4)]
-        winner = play_game(bots, seed, rules)["result"]["winner"]
+        result = play_game(bots, seed, rules).result
+        assert result is not None  # a game played to its end
+        winner = result.winner
         scores.append(0.5 if winner is None else float(winner == a_team))
     return scores[0], scores[1]
 

@@ -73,7 +73,8 @@ def play_pair(job: tuple[str, str, int]) -> float:
         bots = [BOTS[first](), BOTS[second](), BOTS[first](), BOTS[second]()]
         seeds = tuple(f"{a}-{b}-{index}-{swapped}-{seat}" for seat in range(4))
         record = play_game(bots, seed=f"scale-{a}-{b}-{index}", bot_seeds=seeds)
-        winner = record["result"]["winner"]
+        assert record.result is not None  # a game played to its end
+        winner = record.result.winner
         if winner is None:
             score += 0.5
         elif winner == (1 if swapped else 0):

@@ -115,9 +115,7 @@ class Side:
         self.referee_cpu += time.process_time() - cpu
         self.bots_cpu += sum(bot_cpu(bot) for bot in bots) - bots_cpu
         decisions = sum(
-            not decision["forced"]
-            for hand in result.record["hands"]
-            for decision in hand["decisions"]
+            not decision.forced for hand in result.record.hands for decision in hand.decisions
         )
         self.seconds += seconds
         self.decisions += decisions
@@ -231,7 +229,7 @@ def main() -> None:
         signals = cgroups.Cgroup(group.v1, None)  # the same group, paused by signals
         print(f"pause+resume by SIGSTOP/SIGCONT: {pause_cost(signals, 2000):.1f} us")
     finally:
-        group.remove()
+        asyncio.run(group.remove())
 
 
 if __name__ == "__main__":

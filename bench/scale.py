@@ -100,8 +100,9 @@ DENSE_UP_TO = 2000
 
 
 def record() -> dict[str, Any]:
-    """A real one-hand game's record: what every synthetic game stores."""
-    return play_game([GreedyBot(seat) for seat in range(4)], 7, RuleOptions.from_dict(RULES))
+    """A real one-hand game's record, as JSON: what every synthetic game stores."""
+    bots = [GreedyBot(seat) for seat in range(4)]
+    return play_game(bots, 7, RuleOptions.from_dict(RULES)).to_json()
 
 
 def build(ladder: Ladder, bots: int, games: int, seed: int = 1) -> dict[str, float]:

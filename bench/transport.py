@@ -126,9 +126,9 @@ async def referee_per_decision(games: int) -> tuple[Cost, int]:
                 elapsed += time.perf_counter() - started
                 cpu += time.process_time() - cpu_before
                 decisions += sum(
-                    not decision["forced"]
-                    for hand in result.record["hands"]
-                    for decision in hand["decisions"]
+                    not decision.forced
+                    for hand in result.record.hands
+                    for decision in hand.decisions
                 )
             bots = sum(process_cpu(pid) for pid in pids) - bots_before
     return Cost(elapsed / decisions, cpu / decisions, bots / decisions), decisions

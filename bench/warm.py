@@ -6,7 +6,7 @@ with its own ``.venv`` (``uv sync`` there); to compare with an older commit, clo
 for example ``git clone /work/main /tmp/before && git -C /tmp/before checkout COMMIT &&
 (cd /tmp/before && uv sync)``, and pass both folders.
 
-Each checkout gets a ladder of its own with the same bots (the sample bots greedy and
+Each checkout gets a ladder of its own with the same bots (the reference bots greedy and
 random, ``--copies`` times each under other names), submitted before any timing. Then
 ``pitch ladder run --rounds 1`` (a full round robin of short matches, the shape of the
 service's matches, on ``--workers`` pinned pool workers, bots sandboxed) is run in every
@@ -31,8 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from pitch_sdk import reference
+
 SAMPLES = ("greedy", "random")
+"""The reference bots copied (``pitch_sdk.reference``)."""
 
 
 def pitch(checkout: Path, *args: str) -> tuple[float, float]:
@@ -52,12 +54,12 @@ def pitch(checkout: Path, *args: str) -> tuple[float, float]:
 
 
 def bot_copies(where: Path, copies: int) -> list[Path]:
-    """The sample bots, ``copies`` times each under names of their own."""
+    """The reference bots ``SAMPLES``, ``copies`` times each under names of their own."""
     folders = []
     for sample in SAMPLES:
         for number in range(1, copies + 1):
             folder = where / f"{sample}-{number}"
-            shutil.copytree(ROOT / "sample_bots" / sample, folder)
+            shutil.copytree(reference.folder(sample), folder)
             manifest = folder / "bot.toml"
             text = manifest.read_text().replace(f'name = "{sample}"', f'name = "{folder.name}"')
             manifest.write_text(text)

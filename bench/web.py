@@ -127,16 +127,17 @@ def api_times(folder: Path, url: str | None, repeats: int) -> dict[str, float]:
     return results
 
 
-def long_game(folder: Path) -> Path:
-    """A 200-hand game's record (the first seed whose game lasts all 200 hands)."""
-    options = RuleOptions.from_dict(LONG_GAME)
+def long_game(folder: Path, rules: dict[str, int] = LONG_GAME) -> Path:
+    """A game's record that lasts all of ``rules``' hands (the first seed whose game does;
+    200 hands for the viewer's timings)."""
+    options = RuleOptions.from_dict(rules)
     for seed in range(1, 50):
         record = play_game([GreedyBot(seat) for seat in range(4)], seed, options)
-        if len(record["hands"]) == LONG_GAME["hand_cap"]:
+        if len(record.hands) == rules["hand_cap"]:
             path = folder / "long-game.json"
             write_record(record, path)
             return path
-    raise SystemExit("no 200-hand game in the first 49 seeds")
+    raise SystemExit(f"no {rules['hand_cap']}-hand game in the first 49 seeds")
 
 
 def free_port() -> int:

@@ -10,6 +10,8 @@ Quick by design: few samples. How strong the bot is, is measured by hand with
 from __future__ import annotations
 
 import random
+import time
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -20,12 +22,15 @@ from pitch_referee.manifest import load_manifest
 from pitch_sdk import reference
 from pitch_sdk.actions import Decision, Play
 from pitch_sdk.analysis import solve
-from pitch_sdk.bot import ask
+from pitch_sdk.bot import ask, start_game
 from pitch_sdk.bots import GreedyBot
 from pitch_sdk.bots.ddbot import DoubleDummyBot
-from pitch_sdk.bots.ddbot.search import to_the_play, value
+from pitch_sdk.bots.ddbot import search as ddbot_search
+from pitch_sdk.bots.ddbot.bank import KEPT_FOR_CARDS, MOST_SPEND, SAVED_AT_MOST, TimeBank
+from pitch_sdk.bots.ddbot.search import MAX_WORLDS, search, to_the_play, value
 from pitch_sdk.bots.montecarlo.rollout import play_out_hand
 from pitch_sdk.bots.montecarlo.search import hand_value
+from pitch_sdk.bots.montecarlo.tally import SETTLE_AFTER
 from pitch_sdk.cards import TEAM_OF
 from pitch_sdk.deck import shuffled_deck
 from pitch_sdk.determinize import determinize
@@ -33,7 +38,7 @@ from pitch_sdk.options import RuleOptions
 from pitch_sdk.progress import PLAYING
 from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
-from pitch_sdk.table import TimeBudget, TimeControl
+from pitch_sdk.table import GameStart, TimeBudget, TimeControl
 from pitch_sdk.views import PlayerView
 from pitch_testkit.views import views_of_every_kind as every_kind
 
@@ -143,6 +148,85 @@ def _best_on_every_sample(view: PlayerView) -> Play | None:
 def test_plays_the_card_that_is_best_on_every_deal_where_greedy_plays_another():
     view, best = _clear_play()
     assert ask(DoubleDummyBot(seed=3, max_worlds=20), view, UNTIMED) == best
+
+
+def test_a_clear_choice_stops_sampling_once_settled_not_at_the_cap():
+    view, best = _clear_play()
+    bot = DoubleDummyBot(seed=3)
+    assert ask(bot, view, UNTIMED) == best
+    assert bot.last_solved is not None
+    assert SETTLE_AFTER <= bot.last_solved.worlds < MAX_WORLDS
+
+
+def test_past_its_deadline_a_search_goes_on_to_enough_samples_on_borrowed_time():
+    view, _ = _clear_play()
+    now = time.perf_counter()
+    borrowed = search(view, view.legal_actions, random.Random(1), now, extended=now + 600, enough=5)
+    assert borrowed is not None and borrowed.worlds == 5
+    # without the loan, the first sample shows that 5 would not fit: the search gives up
+    assert search(view, view.legal_actions, random.Random(1), now, enough=5) is None
+
+
+def test_a_search_gives_up_on_a_later_sample_when_its_pace_shows_enough_would_not_fit(
+    monkeypatch,
+):
+    # a clock that only the samples move: the first costs 1 s, every later one 10 s
+    view, _ = _clear_play()
+    clock = [0.0]
+
+    def costly(view: PlayerView, rng: random.Random) -> GameState:
+        clock[0] += 10 if clock[0] else 1
+        return determinize(view, rng)
+
+    monkeypatch.setattr(ddbot_search, "determinize", costly)
+    monkeypatch.setattr(ddbot_search, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    # 32 samples in 100 s: the first (1 s) keeps the pace, the second (11 s in all) not
+    assert search(view, view.legal_actions, random.Random(1), 100.0, enough=32) is None
+    assert clock[0] == 11
+
+
+@pytest.mark.xdist_group("timing")  # wall time: never beside another timing test
+def test_a_decision_stays_within_its_limit_with_the_bank_full(views_of_every_kind):
+    limit_ms = 400
+    budget = TimeBudget(limit_ms=limit_ms, reserve_ms=10_000)
+    bot = DoubleDummyBot(seed=4)
+    for views in views_of_every_kind.values():
+        for view in views:
+            bot.bank.saved_s = limit_ms * SAVED_AT_MOST / 1000
+            started = time.perf_counter()
+            ask(bot, view, budget)
+            assert (time.perf_counter() - started) * 1000 < limit_ms
+
+
+SHARE = st.floats(0.0, 0.3)
+"""A decision's share of its limit, in seconds (a 1000 ms limit's is 0.22)."""
+
+
+@given(st.lists(st.tuples(SHARE, st.floats(0.0, 1.0)), max_size=60))
+def test_decisions_that_keep_to_their_allowance_spend_no_more_than_their_shares(decisions):
+    # each decision spends a fraction of what the bank allows it
+    bank, budget = TimeBank(), TimeBudget(limit_ms=1000, reserve_ms=0)
+    spent_in_all = shares_in_all = 0.0
+    for share_s, fraction in decisions:
+        kept_s = budget.limit_ms * KEPT_FOR_CARDS / 1000
+        lendable_s = max(0.0, bank.saved_s - kept_s)
+        assert bank.allowance(budget, share_s, KEPT_FOR_CARDS) <= share_s + lendable_s + 1e-9
+        allowance_s = bank.allowance(budget, share_s)
+        assert share_s <= allowance_s <= max(share_s, budget.limit_ms * MOST_SPEND / 1000)
+        spent_s = allowance_s * fraction
+        bank.record(budget, share_s, spent_s)
+        spent_in_all += spent_s
+        shares_in_all += share_s
+        assert 0 <= bank.saved_s <= budget.limit_ms * SAVED_AT_MOST / 1000
+    assert spent_in_all <= shares_in_all + 1e-9
+
+
+def test_a_new_game_starts_with_nothing_saved():
+    bot = DoubleDummyBot(seed=1)
+    bot.bank.record(TimeBudget(limit_ms=1000, reserve_ms=0), 0.22, 0.02)
+    assert bot.bank.saved_s > 0
+    start_game(bot, GameStart("g", 0, RuleOptions(), (), 0, TimeControl(1000, 0), "seed"))
+    assert bot.bank.saved_s == 0
 
 
 @settings(max_examples=150, deadline=None)

@@ -19,7 +19,7 @@ from rich.console import Console, Group, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pitch_ladder.game_query import GameQuery
+from pitch_ladder.game_query import MAX_PAGE, GameQuery
 from pitch_ladder.ratings import INITIAL_RATING, K_FACTOR
 from pitch_sdk.options import RuleOptions
 from pitch_sdk.replay import replay_all
@@ -483,7 +483,7 @@ def games(
         typer.Option("--faults/--no-faults", help="Only games with a fault, or without one."),
     ] = None,
     match: Annotated[int | None, typer.Option(help="Only the games of this match.")] = None,
-    limit: Annotated[int, typer.Option(help="Games per page.", min=1, max=10_000)] = 50,
+    limit: Annotated[int, typer.Option(help="Games per page.", min=1)] = 50,
     before: Annotated[
         int | None, typer.Option(help="Only games numbered below this one: the next page.")
     ] = None,
@@ -502,14 +502,13 @@ def games(
         result=result,
         faults=faults,
         match=match,
-        limit=limit,
         offset=offset,
         before=before,
     )
     with open_ladder(ladder, db) as opened:
-        infos = opened.games(replace(query, limit=limit + 1))  # one more: is there a next page?
+        page, more = newest_games(opened, query, limit)
     console = output_console(TABLE_WIDTH)
-    if not infos:
+    if not page:
         if any(value is not None for value in (version, result, faults, match)):
             console.print("no older games match" if before or offset else "no games match")
         elif before is None and not offset:
@@ -517,7 +516,6 @@ def games(
         else:
             console.print("no older games: that was the last page")
         return
-    page, more = infos[:limit], len(infos) > limit
     console.print(games_table(page) if bot is None else bot_games_table(page, bot))
     if more:
         shown = {"bot": bot, "version": version, "result": result, "match": match}
@@ -530,6 +528,23 @@ def games(
             f"`pitch ladder games {' '.join(options)}`",
             soft_wrap=True,
         )
+
+
+def newest_games(opened: Ladder, query: GameQuery, limit: int) -> tuple[list[GameInfo], bool]:
+    """The newest ``limit`` games of ``query``, and whether older ones match too.
+
+    The ladder gives at most ``MAX_PAGE`` games a query; a longer list is read as pages
+    of that size, each of the games before the last one read (as ``--before`` would).
+    """
+    found: list[GameInfo] = []
+    page = replace(query, limit=min(limit + 1, MAX_PAGE))  # one more: is there a next page?
+    while True:
+        infos = opened.games(page)
+        found += infos
+        if len(found) > limit or len(infos) < page.limit:
+            return found[:limit], len(found) > limit
+        left = limit + 1 - len(found)
+        page = replace(query, offset=0, before=infos[-1].id, limit=min(left, MAX_PAGE))
 
 
 def games_table(infos: list[GameInfo]) -> Table:

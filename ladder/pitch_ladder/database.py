@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import URL, Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, OperationalError
 from sqlmodel.sql.expression import Select
 
 from .errors import LadderError
@@ -160,7 +160,17 @@ def open_database(url: str, *, create: bool = False) -> Engine:
     return engine
 
 
-def _reason(error: DatabaseError) -> str:
+def failed_mid_run(error: DBAPIError, when: str) -> LadderError:
+    """The one line for a database that failed ``when`` (``while storing games``...) in a
+    run: what was stored stays, the records stay in their folders, and the next run goes
+    on from there."""
+    return LadderError(
+        f"the database failed {when} ({_reason(error)}), so nothing more is stored (the "
+        "records stay in the match folders): check it, then run again"
+    )
+
+
+def _reason(error: DBAPIError) -> str:
     return str(error.orig).strip().splitlines()[0] if error.orig else str(error)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -74,7 +74,7 @@ def _quiet(_message: str) -> None:
     """Bots of a ladder match never need a human to start them: nothing to announce."""
 
 
-def local_executor(workers: int | None = None, affinity: bool = True) -> Executor:
+def local_executor(workers: int | None = None, affinity: bool = True) -> ProcessPoolExecutor:
     """A process pool of ``workers`` (default: one per core) whose workers die with us.
 
     Workers are spawned, not forked: a fork would inherit the run lock and database
@@ -94,20 +94,48 @@ def local_executor(workers: int | None = None, affinity: bool = True) -> Executo
     )
 
 
+STOP_WAIT_S = 10.0
+"""How long a run that failed waits for its stopped matches to end (on a cluster they end
+as soon as their pairs are cancelled), so that none writes into a ladder it released."""
+
+
+def stop_matches(executor: Executor, jobs: list[Future[Any]]) -> None:
+    """Cancel the ``jobs`` that wait; where ``executor`` can stop running ones (a
+    cluster's: ``ClusterExecutor.stop``), stop them too and wait for them to end, for
+    ``STOP_WAIT_S`` at most. A local pool's running ones end with it (``local_pool``)."""
+    stop = getattr(executor, "stop", None)
+    if not callable(stop):
+        for job in jobs:
+            job.cancel()
+        return
+    stop(jobs)
+    wait(jobs, timeout=STOP_WAIT_S)
+
+
 @contextmanager
 def local_pool(workers: int, affinity: bool = True) -> Iterator[Executor]:
     """``local_executor`` for one ``with`` block, which waits for its jobs only on success.
 
-    On an error the run is over: waiting for the matches still playing would only delay
-    the message, and the workers die with this process anyway.
+    On an error the run is over: its workers are killed, with the matches they play (the
+    next run resumes those). Waiting for the matches would only delay the message, and
+    for as long as they play: a pool's workers, even shut down, are waited for when the
+    process exits.
     """
     pool = local_executor(workers, affinity)
     try:
         yield pool
     except BaseException:
+        kill_workers(pool)
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill ``pool``'s worker processes, and the matches they play (Python 3.14's
+    ``ProcessPoolExecutor.kill_workers``)."""
+    for process in list((pool._processes or {}).values()):
+        process.kill()
 
 
 def _start_worker(parent: int, cores: list[int] | None, started: Any) -> None:

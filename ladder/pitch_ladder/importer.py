@@ -37,7 +37,7 @@ from pitch_sdk.gamerecord import RecordError
 from pitch_sdk.record import parse_record, record_result
 
 from .bulk import insert_numbered, insert_rows
-from .errors import LadderError
+from .database import failed_mid_run
 from .models import Game, GameRecord, Match, now, packed
 from .pending import MatchResult, PendingMatch
 from .rating_tables import rerate
@@ -99,11 +99,7 @@ class Importer:
         try:
             problems, finished = self._commit(found, completed)
         except DBAPIError as error:
-            reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
-            raise LadderError(
-                f"the database failed while storing games ({reason}), so nothing more is "
-                "stored (the records stay in the match folders): check it, then run again"
-            ) from None
+            raise failed_mid_run(error, "while storing games") from None
         for new in found:
             new.match.scores[new.spec.game_id] = new.outcome.a_score
         return Stored(len(found), tuple(match.result() for match in finished), tuple(problems))

@@ -10,17 +10,19 @@ and their games are the runner's (``runner``); this module decides what to ask i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from .database import failed_mid_run
 from .errors import LadderError
 from .executor import local_pool
 from .layout import sweep_scratch
@@ -72,11 +74,11 @@ def run_rounds(
 
     Raises:
         LadderError: another run holds the ladder, too few active bots, some matches
-            could not be played or records were refused, or the database file was
-            deleted meanwhile.
+            could not be played or records were refused, or the database failed (or its
+            file was deleted) meanwhile.
         ValueError: a bad rule.
     """
-    with lock:
+    with lock, _one_line_if_the_database_fails():
         check_database()
         sweep_scratch(ladder)
         unfinished = pending_rounds(engine)
@@ -92,3 +94,13 @@ def run_rounds(
         with Session(engine) as session:
             current_fit(session)  # kept for the standings that usually follow a run
         return report
+
+
+@contextmanager
+def _one_line_if_the_database_fails() -> Iterator[None]:
+    """A database error anywhere in the run as the one line of ``failed_mid_run`` (the
+    importer's own is one already)."""
+    try:
+        yield
+    except DBAPIError as error:
+        raise failed_mid_run(error, "during the run") from None

@@ -14,6 +14,11 @@ The pool cannot say which match did it, so the run plays the suspects again one 
 time, each in a pool of its own, and the rest on a fresh pool: a match that kills its
 worker even alone is a problem of this run, and the others finish.
 
+A run that fails (its database, say) stops the matches it is playing before it lets go
+of the ladder (``executor.stop_matches``): a local pool's workers are killed, a cluster's
+matches have their pairs cancelled. Played on to their end, they kept the process from
+exiting for as long, on a cluster for ever. The next run resumes them.
+
 Runs under the caller's run lock (``lock.py``); does not know about the CLI.
 """
 
@@ -30,7 +35,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from .errors import LadderError
-from .executor import play_match
+from .executor import play_match, stop_matches
 from .importer import Importer
 from .pending import MatchResult, PendingMatch, PendingMatches, Totals
 from .vouched import vouched_records
@@ -217,8 +222,7 @@ class _Run:
                 self._store([*running, *ended], completed)
                 hand_over()
         except BaseException:
-            for future in futures:  # the executor may be the caller's: stop only our matches
-                future.cancel()
+            stop_matches(executor, list(futures))  # the executor may be the caller's: only ours
             raise
         return sorted(broken, key=lambda match: order[id(match)])
 

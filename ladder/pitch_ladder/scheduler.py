@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -34,7 +34,7 @@ from pitch_referee.match.settings import MAX_TIMING_GRID_MS
 from pitch_referee.workers import usable_cores
 
 from .errors import LadderError
-from .executor import local_executor, local_pool
+from .executor import kill_workers, local_executor, local_pool
 from .ladder import Ladder
 from .lock import RunLock
 from .models import Match, PairTotal, SchedulerState, now
@@ -274,11 +274,13 @@ class KeptPool:
     """The local process pool of every step, started once: a pool takes about a second to
     start its workers, which a step of a few short matches would pay every time. A pool
     that broke (a worker died) is replaced when the runner next asks for one; the runner's
-    one-match pools for suspects are made apart."""
+    one-match pools for suspects are made apart. A step that fails kills the pool's
+    workers, with its matches: played on, they would share their folders with the next
+    step's."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self.pool: Executor | None = None
+        self.pool: ProcessPoolExecutor | None = None
 
     @contextmanager
     def __call__(self, size: int) -> Iterator[Executor]:
@@ -292,6 +294,7 @@ class KeptPool:
         try:
             yield self.pool
         except BaseException:
+            kill_workers(self.pool)
             self.close(wait=False)
             raise
 

@@ -49,12 +49,16 @@ from pitch_sdk.record import load_record, record_bytes
 from pitch_sdk.selfplay import play_game
 from pitch_testkit.ladder import (
     GREEDY,
+    POSTGRES,
     RANDOM,
+    assert_ended_by_the_database,
     cli,
     cli_error,
     cli_refusal,
     comparable_ladder,
+    fresh_database,
     ladder_outcome,
+    run_until_the_database_fails,
 )
 
 distributed = pytest.importorskip("distributed")
@@ -282,6 +286,25 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
         run.kill()
     assert run.returncode == 0, out + err
     assert _outcome(folder, db_url) == on_local_pool
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set")
+def test_a_database_failing_mid_run_stops_its_pairs_in_one_line_and_loses_nothing(
+    cluster: Any, on_local_pool: Any, tmp_path: Path
+) -> None:
+    """The run ends at once, its matches' pairs cancelled on the cluster (a match thread
+    left waiting for them kept the process from exiting), and the next run finishes its
+    matches as if nothing had happened."""
+    with fresh_database("postgresql", tmp_path) as url:
+        folder = tmp_path / "ladder"
+        comparable_ladder(folder, url)
+        on_cluster = [*RUN, "--cluster", cluster.scheduler.address]
+        ended = run_until_the_database_fails(on_cluster, folder, url, games=2)
+        assert_ended_by_the_database(ended)
+        assert len(list(folder.glob("matches/*/games/*.json*"))) < GAMES, "ended too late"
+        cli(*on_cluster, "--ladder", folder, "--db", url)
+        assert _outcome(folder, url) == on_local_pool
 
 
 @pytest.mark.slow

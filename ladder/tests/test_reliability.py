@@ -28,7 +28,17 @@ from pitch_ladder.pending import PendingMatches
 from pitch_ladder.schedule_writer import schedule_rounds
 from pitch_referee.match import MatchFolder
 from pitch_sdk.record import write_record
-from pitch_testkit.ladder import comparable_ladder, honest_record, ladder_outcome, pitch
+from pitch_testkit.ladder import (
+    POSTGRES,
+    assert_ended_by_the_database,
+    comparable_ladder,
+    fresh_database,
+    honest_record,
+    ladder_outcome,
+    pitch,
+    postgres_failing,
+    run_until_the_database_fails,
+)
 
 RUN = ["ladder", "run", "--rounds", "2", "--games-per-match", "12", "--workers", "2"]
 """Two rounds of one 12-game match (greedy vs random), two matches at once: 24 games, enough
@@ -83,6 +93,43 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], 
     finished = pitch(*RUN, *where)
     assert finished.returncode == 0, finished.stderr
     return ladder_outcome(folder)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set")
+def test_a_database_failing_mid_run_stops_its_matches_in_one_line_and_loses_nothing(
+    tmp_path: Path, uninterrupted: tuple[list[Any], dict[str, Any]]
+) -> None:
+    """The run ends at once, its matches stopped (not played on to their end first), and
+    the next run finishes them as if nothing had happened."""
+    with fresh_database("postgresql", tmp_path) as url:
+        folder = tmp_path / "ladder"
+        comparable_ladder(folder, url)
+        ended = run_until_the_database_fails(RUN, folder, url, games=2)
+        assert_ended_by_the_database(ended)
+        on_disk = _records(folder)
+        assert on_disk < GAMES, "the run played its matches to their end before it ended"
+        time.sleep(1.0)
+        assert _records(folder) == on_disk, "match workers outlived the run"
+        finished = pitch(*RUN, "--ladder", folder, "--db", url)
+        assert finished.returncode == 0, finished.stderr
+        assert ladder_outcome(folder, url) == uninterrupted
+
+
+@pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set")
+def test_a_database_failing_anywhere_in_a_run_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """Not only the import of games: the reads of the schedule and the fit fail as one
+    ``LadderError`` too (here the first read, before any match is played)."""
+    with fresh_database("postgresql", tmp_path) as url:
+        folder = tmp_path / "ladder"
+        comparable_ladder(folder, url)
+        with (
+            Ladder.open(folder, f"{url}&application_name=pitch-run-reads") as ladder,
+            postgres_failing(url, "pitch-run-reads"),
+            pytest.raises(LadderError, match=r"^the database failed during the run") as failed,
+        ):
+            ladder.run(1, 2, {"hand_cap": 2}, workers=1)
+        assert "\n" not in str(failed.value)
 
 
 @pytest.mark.slow

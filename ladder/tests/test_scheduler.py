@@ -21,7 +21,16 @@ from pitch_ladder.models import Game, Match
 from pitch_ladder.pairing import PairingSettings
 from pitch_ladder.scheduler import Scheduler, SchedulerSettings, set_paused, status
 from pitch_testkit.fair_deals import memory_bot, predictions
-from pitch_testkit.ladder import GREEDY, RANDOM, cli, comparable_ladder, ladder_outcome
+from pitch_testkit.ladder import (
+    GREEDY,
+    POSTGRES,
+    RANDOM,
+    cli,
+    comparable_ladder,
+    fresh_database,
+    ladder_outcome,
+    postgres_failing,
+)
 
 QUICK = SchedulerSettings(
     pairing=PairingSettings(matches=1, placement=2),
@@ -149,6 +158,57 @@ _SCHEDULER = textwrap.dedent(
                 scheduler.run(threading.Event())
     """
 )
+
+
+def _records(folder: Path) -> int:
+    return len(list(folder.glob("matches/*/games/*.json")))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not POSTGRES, reason="PITCH_TEST_POSTGRES_URL is not set")
+def test_a_step_whose_database_fails_stops_its_matches_in_the_kept_pool(tmp_path: Path) -> None:
+    """The step fails, and its matches stop with it: left to play on in the pool the
+    scheduler keeps, they would write into folders that the next step resumes too. (The
+    step's thread lives on, as the service's scheduler thread does: the pool's workers
+    die with the thread that started them.)"""
+    settings = SchedulerSettings(
+        pairing=PairingSettings(matches=1, placement=0), games_per_match=60, idle_s=0.05
+    )
+    with fresh_database("postgresql", tmp_path) as url:
+        folder = tmp_path / "ladder"
+        comparable_ladder(folder, url)
+        failed: list[BaseException] = []
+        stepped, done = threading.Event(), threading.Event()
+        with (
+            Ladder.open(folder, f"{url}&application_name=pitch-step") as ladder,
+            Scheduler(ladder, settings, workers=2) as scheduler,
+        ):
+
+            def step() -> None:
+                try:
+                    scheduler.step()
+                except BaseException as error:
+                    failed.append(error)
+                stepped.set()
+                done.wait()
+
+            stepping = threading.Thread(target=step)
+            stepping.start()
+            try:
+                deadline = time.monotonic() + 120
+                while len(_games(ladder)) < 2:
+                    assert not stepped.is_set() and time.monotonic() < deadline, "none stored"
+                    time.sleep(0.05)
+                with postgres_failing(url, "pitch-step"):
+                    assert stepped.wait(timeout=30), "the step went on after its database failed"
+                assert len(failed) == 1 and isinstance(failed[0], LadderError), failed
+                on_disk = _records(folder)
+                assert on_disk < 60, "the step played its match to its end"
+                time.sleep(2.0)
+                assert _records(folder) == on_disk, "its match played on in the kept pool"
+            finally:
+                done.set()
+                stepping.join()
 
 
 @pytest.mark.slow

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
+from pitch_cli import ladder as ladder_cli
 from pitch_ladder.errors import LadderError
-from pitch_ladder.game_query import GameQuery
+from pitch_ladder.game_query import MAX_PAGE, GameQuery
 from pitch_ladder.ladder import Ladder
 from pitch_ladder.models import BotVersion, Match, RatingHistory
 from pitch_ladder.ratings import INITIAL_RATING, bradley_terry, elo_from_games
@@ -285,6 +286,40 @@ def test_games_of_a_bot_show_its_result_from_its_side_when_it_was_the_second_bot
         [numbers[0], "1", "pair-00000-a", "alpha", "beat", "beta", "55", "to", "20", "target"],
         [numbers[1], "1", "pair-00000-b", "beta", "beat", "alpha", "55", "to", "41", "target"],
     ]
+
+
+def test_a_games_list_longer_than_a_ladder_query_gives_is_read_a_page_at_a_time(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pitch ladder games --limit N`` lists N games whatever N: beyond ``MAX_PAGE`` (the
+    most one query of the ladder gives) it reads the games page after page."""
+    ladder, v = _ladder_with(db_url, tmp_path, ["alpha", "beta", "gamma"])
+    with Session(ladder.engine) as session:
+        first = _match(session, 1, v["alpha"], v["beta"])
+        second = _match(session, 1, v["beta"], v["gamma"])
+        for n in range(6):
+            _store(session, first, f"pair-{n:05d}-a", 1.0)
+            _store(session, second, f"pair-{n:05d}-a", 0.0)
+    where = ["--ladder", tmp_path / "ladder", "--db", db_url]
+    for limit in (MAX_PAGE, MAX_PAGE + 1, 10 * MAX_PAGE):  # the most a query gives, and more
+        shown = cli("ladder", "games", "--limit", str(limit), *where)
+        assert len([line for line in shown.splitlines() if "pair-0000" in line]) == 12, shown
+        assert "older ones" not in shown
+
+    monkeypatch.setattr(ladder_cli, "MAX_PAGE", 5)  # pages of 5 games: 12 games are three
+    everything = [info.id for info in ladder.games(GameQuery(limit=100))]
+    gammas = [info.id for info in ladder.games(GameQuery(bot="gamma", limit=100))]
+    for bot, expected in ((None, everything), ("gamma", gammas)):
+        for offset in range(4):
+            for limit in range(1, 15):
+                query = GameQuery(bot=bot, offset=offset)
+                page, more = ladder_cli.newest_games(ladder, query, limit)
+                assert [info.id for info in page] == expected[offset : offset + limit]
+                assert more == (len(expected) > offset + limit), (bot, offset, limit)
+    ladder.close()
+    shown = cli("ladder", "games", "--limit", "11", *where)
+    assert len([line for line in shown.splitlines() if "pair-0000" in line]) == 11, shown
+    assert f"--limit 11 --before {everything[10]}" in " ".join(shown.split()), shown
 
 
 def test_games_come_a_page_at_a_time_newest_first_with_the_next_page_named(

@@ -24,6 +24,7 @@ subtree); the sandbox then falls back to rlimits, without pausing or CPU account
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import os
@@ -34,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+REMOVE_WAIT_S = 2.0
+"""How long ``Cgroup.remove`` retries a group folder that its killed processes still hold."""
 
 
 @dataclass(frozen=True)
@@ -105,19 +108,25 @@ def _sweep(parent: Path) -> None:
                     entry.rmdir()
 
 
-def _remove_dirs(paths: Iterable[Path]) -> None:
-    """rmdir, retrying while the killed processes are still being reaped."""
-    deadline = time.monotonic() + 2.0
+def _rmdir(path: Path) -> bool:
+    """Delete the group folder ``path``; whether it is gone (not while processes hold it)."""
+    try:
+        path.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+async def _remove_dirs(paths: Iterable[Path]) -> None:
+    """rmdir, retrying while the killed processes are still being reaped: asleep between
+    tries, so that the referee's other games go on meanwhile (a group can take a while,
+    and after ``REMOVE_WAIT_S`` is left for a later referee's sweep)."""
+    deadline = time.monotonic() + REMOVE_WAIT_S
     for path in paths:
-        while path.exists():
-            try:
-                path.rmdir()
-            except FileNotFoundError:
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(0.01)
+        while not _rmdir(path) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
 
 
 def _usable(directory: Path) -> bool:
@@ -202,7 +211,8 @@ class CgroupFactory:
             self._limit(group, "memory", limits.memory_bytes)
             self._limit(group, "pids", limits.processes)
         except BaseException:
-            group.remove()
+            for path in group.folders():  # no process has joined it: empty, so removable
+                _rmdir(path)
             raise
         return group
 
@@ -298,7 +308,7 @@ class Cgroup:
         self._signal_all(signal.SIGSTOP)  # stopped processes cannot fork while we kill
         self._signal_all(signal.SIGKILL)
 
-    def remove(self) -> None:
+    async def remove(self) -> None:
         """Kill what is left and delete the group's folders. Idempotent."""
         for descriptor in (self._cpu_fd, self._freeze_fd):
             if descriptor is not None:
@@ -306,7 +316,7 @@ class Cgroup:
         self._cpu_fd = self._freeze_fd = None
         if any(folder.exists() for folder in self.folders()):
             self.kill_all()
-            _remove_dirs(self.folders())
+            await _remove_dirs(self.folders())
 
     def _signal_all(self, sig: signal.Signals) -> None:
         """Signal every process, again until no new one appears (a fork during the pass

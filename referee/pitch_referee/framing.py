@@ -26,6 +26,15 @@ def field(number: int, payload: bytes) -> bytes:
     return _tag(number) + length + payload
 
 
+def retag(number: int, framed: bytes) -> bytes:
+    """A field made by ``field``, as field ``number`` with the same payload: for events,
+    framed once as a request's and numbered otherwise in a game's end."""
+    tag_end = 0
+    while framed[tag_end] & 0x80:  # the old tag's varint ends at a byte under 0x80
+        tag_end += 1
+    return _tag(number) + framed[tag_end + 1 :]
+
+
 def number_of(message: type[Message], name: str) -> int:
     """The field number of ``message``'s field ``name``, from the protocol's descriptor."""
     return message.DESCRIPTOR.fields_by_name[name].number

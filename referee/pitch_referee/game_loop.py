@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import operator
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from pitch_sdk.table import (
 )
 from pitch_sdk.views import LookEvent, PlayerView
 from pitch_sdk.wire import (
+    VIEW_SETUP_FIELDS,
     action_from_proto,
     action_to_proto,
     event_to_proto,
@@ -46,7 +48,8 @@ from pitch_sdk.wire import (
     look_to_proto,
     outcome_to_proto,
     trick_to_proto,
-    view_now_to_proto,
+    view_moment_to_proto,
+    view_setup_to_proto,
 )
 
 from . import framing
@@ -159,41 +162,53 @@ class TimingGrid:
 
 
 class EventMessages:
-    """Each event encoded once for the four seats of a game: the table tells every seat
-    the same event object, but for a deal (each seat's own cards) and a stock exchange
-    as the others see it (an object of its own)."""
+    """Each event encoded and framed once for the four seats of a game: the table tells
+    every seat the same event object, but for a deal (each seat's own cards) and a stock
+    exchange as the others see it (an object of its own)."""
 
     def __init__(self) -> None:
         self._last: tuple[SeatEvent, bytes] | None = None
 
     def of(self, event: SeatEvent, seat: Seat) -> bytes:
-        """``event`` as ``seat`` is told it: an encoded ``pb.Event``."""
+        """``event`` as ``seat`` is told it: an encoded ``pb.Event`` framed as one of a
+        ``pb.DecisionRequest``'s ``events`` (``framing.retag`` makes it a game end's)."""
         last = self._last
         if last is not None and last[0] is event:
             return last[1]
         encoded = event_to_proto(event, seat).SerializeToString()
+        framed = framing.field(framing.REQUEST_EVENTS, encoded)
         if not isinstance(event, Dealt):
-            self._last = (event, encoded)
-        return encoded
+            self._last = (event, framed)
+        return framed
 
 
 class ViewMessages:
     """What a game's requests repeat, encoded once for its four seats: each legal
-    action, the bids, each finished trick and the last hand's result, and each seat's
-    view of the look. The rest of a view may change at every decision
-    (``wire.view_now_to_proto``); these parts made half of the referee's encoding work
-    per decision (bench/RESULTS.md)."""
+    action (and each tuple of them), the bids, each finished trick and the last hand's
+    result, the fields set at a hand's stages (``wire.view_setup_to_proto``), and each
+    seat's view of the look. The rest of a view may change at every decision
+    (``wire.view_moment_to_proto``); these parts made most of the referee's encoding
+    work per decision (bench/RESULTS.md)."""
 
     def __init__(self) -> None:
         self._actions: dict[Action, bytes] = {}
+        self._legal: dict[int, tuple[tuple[Action, ...], bytes]] = {}
+        """Each tuple of legal actions seen, by its id, with its fields joined."""
         self._tricks: dict[Trick, bytes] = {}
+        self._finished: tuple[tuple[Trick, ...], bytes] = ((), b"")
         self._last_hand: tuple[HandResult, bytes] | None = None
         self._bids: tuple[tuple[tuple[Seat, int], ...], bytes] = ((), b"")
         self._looks: list[tuple[tuple[LookEvent, ...], bytes]] = [((), b"")] * len(SEATS)
         """Per seat: the look as it last saw it (the engine's own tuple), encoded."""
+        self._setup: tuple[tuple[object, ...], bytes] = ((), b"")
+        """The views' ``VIEW_SETUP_FIELDS`` when last encoded, and their bytes."""
 
-    def legal_actions(self, actions: Sequence[Action]) -> bytes:
-        """``actions`` as a ``pb.DecisionRequest``'s ``legal_actions`` fields."""
+    def legal_actions(self, actions: tuple[Action, ...]) -> bytes:
+        """``actions`` as a ``pb.DecisionRequest``'s ``legal_actions`` fields (joined
+        once per tuple: the engine hands out the same tuple for the same choices)."""
+        known = self._legal.get(id(actions))
+        if known is not None and known[0] is actions:  # held here, so its id is its own
+            return known[1]
         encoded = self._actions
         parts = []
         for action in actions:
@@ -202,19 +217,28 @@ class ViewMessages:
                 message = action_to_proto(action).SerializeToString()
                 part = encoded[action] = framing.field(framing.REQUEST_LEGAL_ACTIONS, message)
             parts.append(part)
-        return b"".join(parts)
+        joined = b"".join(parts)
+        self._legal[id(actions)] = (actions, joined)
+        return joined
 
     def view(self, view: PlayerView) -> bytes:
         """``view`` as an encoded ``pb.PlayerView``."""
         parts = [
-            view_now_to_proto(view).SerializeToString(),
+            self._setup_of(view),
+            view_moment_to_proto(view).SerializeToString(),
             self._bids_of(view.bids),
             self._look_of(view.seat, view.look),
         ]
-        parts += [self._trick(trick) for trick in view.tricks]
+        parts.append(self._tricks_of(view.tricks))
         if view.last_hand is not None:
             parts.append(self._hand(view.last_hand))
         return b"".join(parts)
+
+    def _setup_of(self, view: PlayerView) -> bytes:
+        fields = _setup_fields(view)
+        if self._setup[0] != fields:
+            self._setup = (fields, view_setup_to_proto(view).SerializeToString())
+        return self._setup[1]
 
     def _bids_of(self, bids: tuple[tuple[Seat, int], ...]) -> bytes:
         if self._bids[0] != bids:
@@ -225,11 +249,25 @@ class ViewMessages:
         return self._bids[1]
 
     def _look_of(self, seat: Seat, look: tuple[LookEvent, ...]) -> bytes:
-        if self._looks[seat][0] is not look:
-            number = framing.VIEW_LOOK
-            encoded = (look_to_proto(event).SerializeToString() for event in look)
-            self._looks[seat] = (look, b"".join(framing.field(number, e) for e in encoded))
-        return self._looks[seat][1]
+        """The look as ``seat`` sees it: only the steps taken since its last view are
+        encoded (a look only grows until the next deal)."""
+        seen, encoded = self._looks[seat]
+        if seen is look:
+            return encoded
+        if look[: len(seen)] != seen:  # a new hand's look
+            seen, encoded = (), b""
+        number = framing.VIEW_LOOK
+        steps = [look_to_proto(event).SerializeToString() for event in look[len(seen) :]]
+        encoded += b"".join([framing.field(number, step) for step in steps])
+        self._looks[seat] = (look, encoded)
+        return encoded
+
+    def _tricks_of(self, tricks: tuple[Trick, ...]) -> bytes:
+        """The finished tricks, joined once each time a trick is added (the engine's own
+        tuple: the same object for the four seats until then)."""
+        if self._finished[0] is not tricks and self._finished[0] != tricks:
+            self._finished = (tricks, b"".join(self._trick(trick) for trick in tricks))
+        return self._finished[1]
 
     def _trick(self, trick: Trick) -> bytes:
         part = self._tricks.get(trick)
@@ -240,10 +278,14 @@ class ViewMessages:
 
     def _hand(self, result: HandResult) -> bytes:
         last = self._last_hand
-        if last is None or last[0] != result:
+        if last is None or (last[0] is not result and last[0] != result):
             message = hand_result_to_proto(result).SerializeToString()
             last = self._last_hand = (result, framing.field(framing.VIEW_LAST_HAND, message))
         return last[1]
+
+
+_setup_fields = operator.attrgetter(*VIEW_SETUP_FIELDS)
+"""A view's ``VIEW_SETUP_FIELDS``, as a tuple."""
 
 
 class RemotePlayer:
@@ -268,7 +310,7 @@ class RemotePlayer:
         self.game_id = ""
         self.events: list[bytes] = []
         """What happened since the bot's last request, as its seat may know it (each an
-        encoded ``pb.Event``: ``EventMessages``)."""
+        encoded ``pb.Event`` framed as a request's ``events``: ``EventMessages``)."""
         self.answer_ms: float | None = None
         """How long the bot's last answer took, readable or not (``None``: no answer came)."""
         self.held_end: bytes | None = None
@@ -298,11 +340,11 @@ class RemotePlayer:
 
     def observe(self, event: SeatEvent) -> None:
         self.events.append(self.messages.of(event, self.seat))
-        if isinstance(event, Dealt):
-            self.hand, self.decided, self.asked = event.hand, 0, False
-        elif isinstance(event, Decided):
+        if isinstance(event, Decided):
             self.decided += 1
             self.asked = False
+        elif isinstance(event, Dealt):
+            self.hand, self.decided, self.asked = event.hand, 0, False
 
     def log_tag(self) -> LogTag:
         """Where the game stands for the bot's log (``logindex``): lines it writes now
@@ -327,13 +369,13 @@ class RemotePlayer:
             time_reserve_ms=turn.budget.reserve_ms,
         )
         encoded = self.views.legal_actions(turn.view.legal_actions) + self._encoded(
-            framing.REQUEST_VIEW, turn.view, framing.REQUEST_EVENTS
+            framing.REQUEST_VIEW, turn.view
         )
         if self.grid is not None:
             await self.grid.release()
         self.asked = True
         answer, seconds = await self.bot.ask(request, turn.budget.total_ms / 1000, encoded=encoded)
-        await self.bot.settle_log()  # what it wrote before answering is this decision's
+        self.bot.settle_log()  # what it wrote before answering is this decision's
         self.answer_ms = seconds * 1000
         if not answer.HasField("action"):
             raise BotProtocolError("the answer holds no action")
@@ -343,7 +385,8 @@ class RemotePlayer:
         end = pb.GameEnd(
             game_id=self.game_id, outcome=outcome_to_proto(view.outcome), scores=list(view.scores)
         )
-        encoded = self._encoded(framing.END_VIEW, view, framing.END_EVENTS)
+        self.events = [framing.retag(framing.END_EVENTS, event) for event in self.events]
+        encoded = self._encoded(framing.END_VIEW, view)
         message = framing.field(framing.GAME_END, end.SerializeToString() + encoded)
         if self.grid is None:
             self.bot.send(message)
@@ -356,13 +399,12 @@ class RemotePlayer:
             self.bot.send(self.held_end)
             self.held_end = None
 
-    def _encoded(self, view_field: int, view: PlayerView, events_field: int) -> bytes:
-        """The view and the events since the last request, as the message's fields
-        ``view_field`` and ``events_field`` (``framing``); the events are then told."""
-        parts = [framing.field(view_field, self.views.view(view))]
-        parts += [framing.field(events_field, event) for event in self.events]
+    def _encoded(self, view_field: int, view: PlayerView) -> bytes:
+        """The view as the message's field ``view_field`` (``framing``), and the events
+        since the last request (framed already); the events are then told."""
+        encoded = framing.field(view_field, self.views.view(view)) + b"".join(self.events)
         self.events = []
-        return b"".join(parts)
+        return encoded
 
     def _log(self) -> str | None:
         return self.bot.log_name

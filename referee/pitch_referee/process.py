@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import signal
 import tempfile
 from collections.abc import Callable, Mapping
@@ -95,8 +96,9 @@ class SeatControls:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
-    def release(self) -> None:
-        """Free what was held for the bot, once it is dead."""
+    async def release(self) -> None:
+        """Free what was held for the bot, once it is dead (without blocking the loop,
+        which plays the referee's other games meanwhile)."""
 
 
 @dataclass
@@ -348,12 +350,12 @@ class BotProcess:
             if self.controls is not None:
                 self.controls.pause()
 
-    async def settle_log(self) -> None:
+    def settle_log(self) -> None:
         """Take what the bot wrote before its answer into its log, under the tag in force
         (``log_place``): those bytes are in the pipe before the answer is sent, so one
         read now finds them (or finds the pipe empty), without waiting for the loop."""
         if self._output is not None:
-            self._output.take(SETTLE_READS)
+            self._output.settle(SETTLE_READS)
 
     def cpu_seconds(self) -> float | None:
         """CPU used so far by the bot and everything it started, where it is measured."""
@@ -391,7 +393,7 @@ class BotProcess:
                 await process.wait()
         if self.controls is not None:
             self.controls.kill_all()  # whatever the bot left behind
-            self.controls.release()
+            await self.controls.release()
         if self.connection is not None:
             self.connection.lost("closed by the referee")
         if self._watch_task is not None:
@@ -473,8 +475,8 @@ class BotOutput:
     """A bot's output pipe, read by the event loop as bytes come (no task of its own):
     each read goes into the log at once, under the tag in force (``tag()``), and
     ``recent`` keeps the last ``RECENT_OUTPUT_BYTES`` of it, whatever the log kept.
-    Beyond the log's cap the output is still read, and dropped. ``take`` reads what is
-    in the pipe now: after an answer, what the bot wrote before it."""
+    Beyond the log's cap the output is still read, and dropped. ``settle`` takes what
+    is in the pipe now: after an answer, what the bot wrote before it."""
 
     def __init__(
         self,
@@ -490,6 +492,14 @@ class BotOutput:
         self._loop = asyncio.get_running_loop()
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._loop.add_reader(fd, self.take, 1)
+        self._readable = select.poll()
+        self._readable.register(fd, select.POLLIN)
+
+    def settle(self, reads: int) -> None:
+        """``take`` if the pipe holds anything now: asked after every answer, and mostly
+        empty, where a read that finds nothing costs three times the look."""
+        if self.fd is not None and self._readable.poll(0):
+            self.take(reads)
 
     def take(self, reads: int) -> None:
         """Read the pipe until it is empty, at most ``reads`` times; close it at its end."""

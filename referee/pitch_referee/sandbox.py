@@ -147,7 +147,7 @@ class SandboxLauncher:
             process, output = await spawn(manifest, [*self._enter(group), *argv], None)
         except BaseException:
             if group is not None:
-                group.remove()
+                await group.remove()
             raise
         return Launched(process, _SandboxControls(process, group, self.limits), output)
 
@@ -271,9 +271,9 @@ class _SandboxControls(SeatControls):
         if self.group is not None:
             self.group.kill_all()
 
-    def release(self) -> None:
+    async def release(self) -> None:
         if self.group is not None:
-            self.group.remove()
+            await self.group.remove()
 
 
 def _namespace_arguments() -> list[str]:

@@ -7,6 +7,7 @@ follows what the group's processes do, in each hierarchy the group lives in.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import time
@@ -29,7 +30,7 @@ def group():
         pytest.skip("the referee cannot create cgroups here")
     made = factory.create(cgroups.CgroupLimits(memory_bytes=256 << 20, processes=16))
     yield made
-    made.remove()
+    asyncio.run(made.remove())
 
 
 def run_in(group: cgroups.Cgroup, code: str) -> None:
@@ -69,7 +70,7 @@ def test_the_cpu_bill_of_an_idle_group_does_not_move(group):
 def test_a_removed_groups_bill_is_an_error_not_a_stale_number(group):
     """The seat's controls turn this error into 'not measured' (``None``)."""
     group.cpu_seconds()
-    group.remove()
+    asyncio.run(group.remove())
     with pytest.raises(OSError):
         group.cpu_seconds()
 

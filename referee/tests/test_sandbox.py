@@ -22,10 +22,11 @@ from pathlib import Path
 import grpc
 import pytest
 
+from pitch_referee import cgroups
 from pitch_referee.game_loop import TimeControl
 from pitch_referee.manifest import BotManifest
 from pitch_referee.process import LOG_CAP_BYTES
-from pitch_referee.referee import Referee, RefereeSettings
+from pitch_referee.referee import PlayerSlot, Referee, RefereeSettings
 from pitch_referee.sandbox import SandboxLimits, unavailable_reason
 from pitch_sdk.protocol import messages as pb
 from pitch_sdk.protocol import services
@@ -320,3 +321,42 @@ def test_killing_the_referee_kills_every_sandboxed_process(tmp_path, random_bot,
     while host_processes_with("hostile_bot.py") or host_processes_with("pitch-hostile-daemon"):
         assert time.monotonic() < deadline, "a sandboxed process outlived its referee"
         time.sleep(0.05)
+
+
+def test_the_referees_event_loop_keeps_turning_while_a_bots_cgroup_is_removed(tmp_path, random_bot):
+    """A closed bot's group folder cannot go while its killed processes are reaped, and its
+    removal retries for up to ``REMOVE_WAIT_S``; the referee's other games play on the
+    same event loop meanwhile, so the retries must not hold it. (A child group holds the
+    folder here, for the whole wait, where a slow reaping would hold it for a while.)"""
+
+    async def close_with_a_held_group() -> tuple[float, float]:
+        settings = RefereeSettings(sandbox=SandboxLimits())
+        async with Referee(tmp_path / "logs", settings, announce=lambda _: None) as referee:
+            bot = await referee.bot(PlayerSlot("seat0", random_bot, random_bot.name))
+            group = getattr(bot.controls, "group", None)
+            assert group is not None, "the sandboxed bot has no cgroup"
+            held = group.folders()[0] / "held"
+            held.mkdir()
+            gaps: list[float] = []
+
+            async def heartbeat() -> None:
+                last = time.monotonic()
+                while True:
+                    await asyncio.sleep(0.01)
+                    gaps.append(time.monotonic() - last)
+                    last = time.monotonic()
+
+            beating = asyncio.create_task(heartbeat())
+            started = time.monotonic()
+            try:
+                await bot.close()
+                took = time.monotonic() - started
+            finally:
+                beating.cancel()
+                held.rmdir()
+                await group.remove()
+        return took, max(gaps)
+
+    took, longest_gap = asyncio.run(close_with_a_held_group())
+    assert took >= cgroups.REMOVE_WAIT_S, "the group went at once: its removal was not tested"
+    assert longest_gap < cgroups.REMOVE_WAIT_S / 4, f"the loop stood still {longest_gap:.2f} s"

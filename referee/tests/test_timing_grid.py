@@ -37,7 +37,7 @@ class AnsweringBot:
         whole = pb.DecisionRequest.FromString(request.SerializeToString() + encoded)
         return pb.Answer(action=whole.legal_actions[0]), 0.001
 
-    async def settle_log(self) -> None:
+    def settle_log(self) -> None:
         """Nothing to settle: it writes no log."""
 
 

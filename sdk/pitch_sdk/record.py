@@ -77,10 +77,13 @@ class GameRecorder:
         """
         state = self.state
         seat, forced = state.current_seat(), len(state.legal_actions()) == 1
-        state.apply(action)
+        state.apply(action, undoable=False)
         self._decisions.append(Decision(seat, action, forced, None if ms is None else round(ms, 3)))
-        score = scored_hand(state) if state.current_seat() < 0 and state.hand_results else None
-        self._hands[-1] = replace(self._hands[-1], decisions=tuple(self._decisions), score=score)
+        if state.current_seat() < 0 and state.hand_results:  # the hand is over
+            decisions = tuple(self._decisions)
+            self._hands[-1] = replace(
+                self._hands[-1], decisions=decisions, score=scored_hand(state)
+            )
 
     def fault(self, fault: Mapping[str, Any]) -> Fault:
         """Record a bot fault, given as a record's fault object without its ``hand`` and
@@ -115,10 +118,19 @@ class GameRecorder:
             seed=self.seed,
             first_dealer=self.first_dealer,
             players=self.players,
-            hands=tuple(self._hands),
+            hands=self._hands_so_far(),
             faults=tuple(self._faults),
             result=result,
         )
+
+    def _hands_so_far(self) -> tuple[HandRecord, ...]:
+        """Every hand with its decisions: a hand's record takes them when it ends, and
+        the hand in progress here, not at each decision (a new record of the hand at
+        every decision was a part of the referee's work per decision)."""
+        if not self._hands:
+            return ()
+        *done, last = self._hands
+        return (*done, replace(last, decisions=tuple(self._decisions)))
 
 
 GZIP_MAGIC = b"\x1f\x8b"

@@ -397,8 +397,10 @@ class GameState:
         self.phase = BIDDING
         self.to_move = left_of(self.dealer)
 
-    def apply(self, action: Action) -> None:
-        """Play ``action`` for the current seat after checking it is legal.
+    def apply(self, action: Action, *, undoable: bool = True) -> None:
+        """Play ``action`` for the current seat after checking it is legal; ``pop()``
+        undoes it unless ``undoable`` is false (a game's record, never undone, keeps no
+        step to undo at each decision).
 
         Raises:
             InvalidActionError: the action is malformed or of the wrong kind for this decision.
@@ -420,7 +422,10 @@ class GameState:
             raise IllegalActionError(
                 f"{action} is not legal for seat {self.to_move}: {self._why()}"
             )
-        self.push(action)
+        if undoable:
+            self.push(action)
+        else:
+            self.advance(action)
 
     def _why(self) -> str:
         legal = self.legal_actions()

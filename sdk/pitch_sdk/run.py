@@ -24,9 +24,9 @@ from .table import TimeBudget
 from .wire import (
     PROTOCOL_VERSION,
     action_from_proto,
-    action_to_proto,
     event_from_proto,
     game_start_from_proto,
+    set_action,
     view_from_proto,
 )
 
@@ -105,7 +105,7 @@ async def _play(bot: Bot, call: Stream, token: str) -> int:
         if kind == "request":
             if listening:
                 _observe(bot, message.request.events, seat)
-            await call.write(pb.BotMessage(answer=_answer(bot, message.request)))
+            await call.write(_answer(bot, message.request))
         elif kind == "game_start":
             game = game_start_from_proto(message.game_start)
             log.info("game %s: playing seat %d", game.game_id, game.seat)
@@ -124,11 +124,14 @@ async def _play(bot: Bot, call: Stream, token: str) -> int:
     return 0
 
 
-def _answer(bot: Bot, request: pb.DecisionRequest) -> pb.Answer:
+def _answer(bot: Bot, request: pb.DecisionRequest) -> pb.BotMessage:
     legal = [action_from_proto(action) for action in request.legal_actions]
     budget = TimeBudget(request.time_limit_ms, request.time_reserve_ms)
     action = ask(bot, view_from_proto(request.view, legal), budget)
-    return pb.Answer(request_id=request.request_id, action=action_to_proto(action))
+    reply = pb.BotMessage()  # filled in place: messages made apart are copied in
+    reply.answer.request_id = request.request_id
+    set_action(reply.answer.action, action)
+    return reply
 
 
 def _observe(bot: Bot, events: Sequence[pb.Event], seat: int) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .actions import Action, Decision, StockChoice, StockMove
 from .cards import Card, CardMask, PerSeat, Seat, Suit
@@ -42,8 +42,40 @@ class LookEvent:
     """The card given up for a take; ``None`` for another seat's, and for leave and stop."""
 
 
+class DeferredFields(Protocol):
+    """Where a view made with some fields left out finds them (``view_maker``)."""
+
+    def field(self, name: str) -> object:
+        """The value of the view's field ``name``. Raises ``AttributeError`` for a name
+        that is no field it holds."""
+
+
+class _Deferring:
+    """What lets a ``PlayerView`` leave fields out until they are read: a field whose
+    slot was never set is asked of ``_deferred`` at its first read and kept. The view is
+    the same class and equal, hashed, printed, copied and pickled the same (each of
+    those reads its fields); a view made whole never comes here."""
+
+    __slots__ = ("_deferred",)
+
+    if not TYPE_CHECKING:  # to type checkers a view has its fields and nothing else
+
+        def __getattr__(self, name: str) -> object:
+            if name == "_deferred":
+                raise AttributeError(name)
+            try:
+                deferred = self._deferred
+            except AttributeError:
+                raise AttributeError(
+                    f"'{type(self).__name__}' object has no attribute '{name}'"
+                ) from None
+            value = deferred.field(name)
+            object.__setattr__(self, name, value)  # frozen to its users, as __init__ sets
+            return value
+
+
 @dataclass(frozen=True, slots=True)
-class PlayerView:
+class PlayerView(_Deferring):
     """Everything ``seat`` knows at this moment of the game.
 
     Seats are absolute (0-3; partners opposite, ``pitch_sdk.cards.partner``) and teams
@@ -125,25 +157,38 @@ class PlayerView:
     """How the game ended; ``None`` while it goes on."""
 
 
-def _view_maker() -> Callable[..., PlayerView]:
+PLAYER_VIEW_FIELDS = tuple(field.name for field in fields(PlayerView))
+"""The names of a view's fields, in order."""
+
+
+def view_maker(names: Sequence[str] | None = None) -> Callable[..., PlayerView]:
     """A maker of ``PlayerView``s that sets each field straight through its slot, written
     out from the fields (as ``dataclasses`` writes ``__init__``; keyword arguments, all
     required). A frozen dataclass's own ``__init__`` goes through ``object.__setattr__``
     for every field, which costs twice as much, and a view is made for every decision of
-    every game. The view is the same: same class, same fields, frozen to its users."""
-    names = [field.name for field in fields(PlayerView)]
+    every game. The view is the same: same class, same fields, frozen to its users.
+
+    Given ``names`` (some of the fields), the maker takes those and ``deferred``, a
+    ``DeferredFields`` that gives each other field when it is first read: a bot's view
+    from the wire decodes only what the bot reads (``wire.view_from_proto``)."""
+    chosen = list(PLAYER_VIEW_FIELDS if names is None else names)
+    if unknown := set(chosen) - set(PLAYER_VIEW_FIELDS):
+        raise ValueError(f"not fields of PlayerView: {sorted(unknown)}")
     namespace: dict[str, object] = {"_new": object.__new__, "PlayerView": PlayerView}
-    namespace.update({f"_set_{name}": getattr(PlayerView, name).__set__ for name in names})
-    source = f"def make_view(*, {', '.join(names)}):\n    view = _new(PlayerView)\n"
-    source += "".join(f"    _set_{name}(view, {name})\n" for name in names)
+    namespace.update({f"_set_{name}": getattr(PlayerView, name).__set__ for name in chosen})
+    arguments = chosen if names is None else [*chosen, "deferred"]
+    source = f"def make_view(*, {', '.join(arguments)}):\n    view = _new(PlayerView)\n"
+    source += "".join(f"    _set_{name}(view, {name})\n" for name in chosen)
+    if names is not None:
+        namespace["_set_deferred"] = _Deferring._deferred.__set__  # type: ignore[attr-defined]
+        source += "    _set_deferred(view, deferred)\n"
     exec(source + "    return view\n", namespace)
     return namespace["make_view"]  # type: ignore[return-value]
 
 
-make_view = _view_maker()
+make_view = view_maker()
 """Make a ``PlayerView`` from all its fields, by keyword, at half the cost of the class's
-own constructor: for the engine (``view_of``) and the wire (``wire.view_from_proto``),
-which make one at every decision."""
+own constructor: for the engine (``view_of``), which makes one at every decision."""
 
 
 def view_of(state: GameState, seat: Seat) -> PlayerView:
@@ -207,7 +252,7 @@ def _look_as_seen(
     events = tuple(
         LookEvent(seat, choice.move, card, choice.give_up)
         if seat == viewer
-        else _HIDDEN_LOOK[seat][choice.move]
+        else HIDDEN_LOOK[seat][choice.move]
         for seat, card, choice in look_log
     )
     _LAST_LOOK[viewer] = (look_log, events)
@@ -216,7 +261,7 @@ def _look_as_seen(
 
 _LAST_LOOK: dict[Seat, tuple[object, tuple[LookEvent, ...]]] = {}
 """Per viewer: the last look log seen and its events (``_look_as_seen``)."""
-_HIDDEN_LOOK = tuple(
+HIDDEN_LOOK = tuple(
     {move: LookEvent(seat, move, None, None) for move in StockMove} for seat in range(4)
 )
 """Another seat's look event: only the kind of choice, one shared value per seat and move."""

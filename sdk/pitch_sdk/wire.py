@@ -9,7 +9,7 @@ a well-formed action raises ``InvalidActionError``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar, cast
 
 from ._proto import pitch_pb2 as pb
@@ -45,7 +45,7 @@ from .table import (
     SeatEvent,
     TimeControl,
 )
-from .views import LookEvent, PlayerView, make_view
+from .views import HIDDEN_LOOK, PLAYER_VIEW_FIELDS, LookEvent, PlayerView, view_maker
 
 _EnumT = TypeVar("_EnumT", pb.StockMove, pb.Phase, pb.Decision)
 
@@ -97,20 +97,28 @@ _STOCK_MOVES = {move.value: move for move in StockMove}
 
 def action_to_proto(action: Action) -> pb.Action:
     """An action as a message."""
+    message = pb.Action()
+    set_action(message, action)
+    return message
+
+
+def set_action(message: pb.Action, action: Action) -> None:
+    """Set ``action`` in ``message``: in place, inside the message that holds it (an
+    ``Action`` made apart is copied in when put in another message)."""
     if isinstance(action, Play):
-        return pb.Action(play=action.card)
-    if isinstance(action, Bid):
-        return pb.Action(bid=action.amount)
-    if isinstance(action, NameTrump):
-        return pb.Action(trump=action.suit)
-    if isinstance(action, Discard):
-        return pb.Action(discard=action.cards)
-    if isinstance(action, PickUp):
-        return pb.Action(pickup=action.cards)
-    stock = pb.StockChoice(move=_enum(pb.StockMove, action.move))
-    if action.give_up is not None:
-        stock.give_up = action.give_up
-    return pb.Action(stock=stock)
+        message.play = action.card
+    elif isinstance(action, Bid):
+        message.bid = action.amount
+    elif isinstance(action, NameTrump):
+        message.trump = action.suit
+    elif isinstance(action, Discard):
+        message.discard = action.cards
+    elif isinstance(action, PickUp):
+        message.pickup = action.cards
+    else:
+        message.stock.move = _enum(pb.StockMove, action.move)
+        if action.give_up is not None:
+            message.stock.give_up = action.give_up
 
 
 def action_from_proto(message: pb.Action) -> Action:
@@ -121,15 +129,20 @@ def action_from_proto(message: pb.Action) -> Action:
     """
     kind = message.WhichOneof("action")
     if kind == "play":
-        return Play(_card(message.play))
+        play = _PLAY_OF_CODE.get(message.play)
+        if play is None:
+            raise InvalidActionError(f"card code {message.play} is out of range (0-53)")
+        return play
     if kind == "bid":
-        if message.bid > 13:
+        bid = _BID_OF_AMOUNT.get(message.bid)
+        if bid is None:
             raise InvalidActionError(f"bid {message.bid} is out of range (0 = pass, 4-13)")
-        return Bid(message.bid)
+        return bid
     if kind == "trump":
-        if message.trump > 3:
+        trump = _TRUMP_OF_SUIT.get(message.trump)
+        if trump is None:
             raise InvalidActionError(f"suit {message.trump} is out of range (0-3)")
-        return NameTrump(message.trump)
+        return trump
     if kind == "discard":
         return Discard(canonical_jokers(checked_mask(message.discard)))
     if kind == "pickup":
@@ -157,6 +170,14 @@ def _card(code: int) -> int:
     return JOKER if code == SECOND_JOKER else code
 
 
+# Every play, bid and suit an action can hold, made once: both ends decode actions at
+# every request (the bot its legal actions, the referee its answer), and a lookup costs
+# a third of making the frozen value. Out-of-range codes are not keys.
+_PLAY_OF_CODE = {code: Play(_card(code)) for code in range(DECK_SIZE)}
+_BID_OF_AMOUNT = {amount: Bid(amount) for amount in range(14)}
+_TRUMP_OF_SUIT = {suit: NameTrump(suit) for suit in range(4)}
+
+
 # --- views --------------------------------------------------------------------------
 
 
@@ -171,7 +192,18 @@ def trick_to_proto(leader: Seat, plays: Sequence[tuple[Seat, int]], winner: int)
 
 
 def _plays(trick: pb.Trick) -> tuple[tuple[Seat, int], ...]:
-    return tuple(zip(trick.seats, trick.cards, strict=True))
+    return tuple(zip(trick.seats[:], trick.cards[:], strict=True))
+
+
+def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
+    """A per-seat list's four entries: indexed, as iterating a repeated field element by
+    element costs three times as much."""
+    return (values[0], values[1], values[2], values[3])
+
+
+def _two(values: Sequence[int]) -> tuple[int, int]:
+    """A per-team list's two entries (as ``_four``)."""
+    return (values[0], values[1])
 
 
 def hand_result_to_proto(result: HandResult) -> pb.HandResult:
@@ -227,7 +259,8 @@ def outcome_from_proto(message: pb.Outcome) -> Outcome:
 
 def view_to_proto(view: PlayerView) -> pb.PlayerView:
     """A seat's view as a message (the legal actions travel beside it, in the request)."""
-    message = view_now_to_proto(view)
+    message = view_setup_to_proto(view)
+    message.MergeFrom(view_moment_to_proto(view))
     message.bids.extend(pb.BidMade(seat=seat, amount=amount) for seat, amount in view.bids)
     message.look.extend(look_to_proto(event) for event in view.look)
     message.tricks.extend(trick_to_proto(*trick) for trick in view.tricks)
@@ -236,22 +269,16 @@ def view_to_proto(view: PlayerView) -> pb.PlayerView:
     return message
 
 
-def view_now_to_proto(view: PlayerView) -> pb.PlayerView:
-    """A seat's view as a message but for its bids, look, finished tricks and last hand:
-    what may change at each decision. Those four change once a bid, a look or a trick,
-    and but for the look are the same for the four seats, so the referee encodes them
-    once (``pitch_referee.game_loop.ViewMessages``)."""
-    message = pb.PlayerView(
-        seat=view.seat,
+def view_setup_to_proto(view: PlayerView) -> pb.PlayerView:
+    """The fields of a view that change only from one stage of a hand to the next (the
+    deal, each bid, the trump, the discards, the fill) and are the same for the four
+    seats: the referee encodes them again only when one of ``VIEW_SETUP_FIELDS`` changed
+    (``pitch_referee.game_loop.ViewMessages``), and they merge with the rest."""
+    return pb.PlayerView(
         rules=_cached_options_message(view.options),
         hand_number=view.hand_number,
         dealer=view.dealer,
         scores=list(view.scores),
-        phase=_enum(pb.Phase, view.phase),
-        to_move=view.to_move,
-        decision=_enum(pb.Decision, view.decision or 0),
-        hand=view.hand,
-        hand_sizes=list(view.hand_sizes),
         bidder=view.bidder,
         bid=view.bid,
         trump=view.trump,
@@ -260,14 +287,54 @@ def view_now_to_proto(view: PlayerView) -> pb.PlayerView:
         picked=view.picked,
         centre=view.centre,
         fill_sizes=list(view.fill_sizes),
-        fill=view.fill,
         stock_size=view.stock_size,
+    )
+
+
+VIEW_SETUP_FIELDS = (
+    "options",
+    "hand_number",
+    "dealer",
+    "scores",
+    "bidder",
+    "bid",
+    "trump",
+    "discarded",
+    "discarded_down",
+    "picked",
+    "centre",
+    "fill_sizes",
+    "stock_size",
+)
+"""The view's fields that ``view_setup_to_proto`` encodes."""
+
+
+def view_moment_to_proto(view: PlayerView) -> pb.PlayerView:
+    """The fields of a seat's view that may change at every decision or are its own
+    (its seat, its fill), but for its bids, look, finished tricks and last hand: those
+    four change once a bid, a look or a trick, and but for the look are the same for
+    the four seats, so the referee encodes them once
+    (``pitch_referee.game_loop.ViewMessages``)."""
+    message = pb.PlayerView(
+        seat=view.seat,
+        phase=_enum(pb.Phase, view.phase),
+        to_move=view.to_move,
+        decision=_enum(pb.Decision, view.decision or 0),
+        hand=view.hand,
+        hand_sizes=view.hand_sizes,
+        fill=view.fill,
         look_remaining=view.look_remaining,
-        trick=trick_to_proto(view.leader, view.trick, -1),
         leader=view.leader,
         jokers_played=view.jokers_played,
-        taken=list(view.taken),
+        taken=view.taken,
     )
+    # The trick in progress set in place: a Trick made apart is copied in, at twice the cost.
+    trick = message.trick
+    trick.leader = max(view.leader, 0)
+    trick.winner = -1
+    if plays := view.trick:
+        trick.seats.extend([seat for seat, _ in plays])
+        trick.cards.extend([card for _, card in plays])
     if view.look_card is not None:
         message.look_card = view.look_card
     if (outcome := outcome_to_proto(view.outcome)) is not None:
@@ -293,57 +360,99 @@ def look_to_proto(event: LookEvent) -> pb.LookEvent:
 def view_from_proto(message: pb.PlayerView, legal: Sequence[Action] = ()) -> PlayerView:
     """Rebuild the engine's ``PlayerView`` (with ``legal`` as its legal actions).
 
-    A bot does this at every request: the view is made as ``view_of`` makes it (through
-    its slots), and its sequences from lists rather than generators, which cost a bot
-    a third more per request."""
-    return make_view(
+    A bot does this at every request, so the view decodes its single numbers at once and
+    each of its other fields (the lists, tricks, look, rules, results) only when the bot
+    first reads it (``views.view_maker``): decoding a whole view was four fifths of the
+    SDK's work per request, and most bots read a few of its fields. It is the same
+    ``PlayerView`` to the bot, equal to the one the referee's engine made. The view
+    keeps ``message`` to read from: change neither afterwards."""
+    return _make_wire_view(
         seat=message.seat,
-        options=options_from_proto(message.rules),
         hand_number=message.hand_number,
         dealer=message.dealer,
-        scores=(message.scores[0], message.scores[1]),
         phase=_PHASES[message.phase],
         to_move=message.to_move,
         decision=_DECISIONS[message.decision] if message.decision else None,
         legal_actions=tuple(legal),
         hand=message.hand,
-        hand_sizes=tuple(message.hand_sizes),
-        bids=tuple([(bid.seat, bid.amount) for bid in message.bids]),
         bidder=message.bidder,
         bid=message.bid,
         trump=message.trump,
-        discarded=tuple(message.discarded),
-        discarded_down=tuple(message.discarded_down),
-        picked=tuple(message.picked),
         centre=message.centre,
-        fill_sizes=tuple(message.fill_sizes),
         fill=message.fill,
         stock_size=message.stock_size,
-        look=tuple(
-            [
-                LookEvent(
-                    event.seat,
-                    _STOCK_MOVES[event.move],
-                    event.card if event.HasField("card") else None,
-                    event.give_up if event.HasField("give_up") else None,
-                )
-                for event in message.look
-            ]
-        ),
         look_card=message.look_card if message.HasField("look_card") else None,
         look_remaining=message.look_remaining,
-        tricks=tuple(
-            [Trick(trick.leader, _plays(trick), trick.winner) for trick in message.tricks]
-        ),
-        trick=_plays(message.trick),
         leader=message.leader,
         jokers_played=message.jokers_played,
-        taken=(message.taken[0], message.taken[1]),
-        last_hand=(
-            hand_result_from_proto(message.last_hand) if message.HasField("last_hand") else None
-        ),
-        outcome=outcome_from_proto(message.outcome) if message.HasField("outcome") else None,
+        deferred=_ViewMessage(message),
     )
+
+
+class _ViewMessage:
+    """A view's message, which decodes a field of the view when the bot first reads it."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: pb.PlayerView) -> None:
+        self.message = message
+
+    def field(self, name: str) -> object:
+        decode = _DEFERRED_FIELDS.get(name)
+        if decode is None:
+            raise AttributeError(f"'PlayerView' object has no attribute '{name}'")
+        return decode(self.message)
+
+
+_DEFERRED_FIELDS: dict[str, Callable[[pb.PlayerView], object]] = {
+    "options": lambda message: options_from_proto(message.rules),
+    "scores": lambda message: _two(message.scores),
+    "hand_sizes": lambda message: _four(message.hand_sizes),
+    "bids": lambda message: tuple([(bid.seat, bid.amount) for bid in message.bids]),
+    "discarded": lambda message: _four(message.discarded),
+    "discarded_down": lambda message: _four(message.discarded_down),
+    "picked": lambda message: _four(message.picked),
+    "fill_sizes": lambda message: _four(message.fill_sizes),
+    "look": lambda message: tuple([_look_event(event) for event in message.look]),
+    "tricks": lambda message: tuple(
+        [Trick(trick.leader, _plays(trick), trick.winner) for trick in message.tricks]
+    ),
+    "trick": lambda message: _plays(message.trick),
+    "taken": lambda message: _two(message.taken),
+    "last_hand": lambda message: _last_hand(message) if message.HasField("last_hand") else None,
+    "outcome": lambda message: (
+        outcome_from_proto(message.outcome) if message.HasField("outcome") else None
+    ),
+}
+"""How each field of a view that is not a single number is decoded, when first read."""
+
+_make_wire_view = view_maker([name for name in PLAYER_VIEW_FIELDS if name not in _DEFERRED_FIELDS])
+"""Makes a view from its single numbers, deferring the rest to ``_DEFERRED_FIELDS``."""
+
+
+def _look_event(message: pb.LookEvent) -> LookEvent:
+    """A step of the look; another seat's (no card shown) is one of a few shared values."""
+    if message.HasField("card"):
+        give_up = message.give_up if message.HasField("give_up") else None
+        return LookEvent(message.seat, _STOCK_MOVES[message.move], message.card, give_up)
+    if message.HasField("give_up"):  # not sent without the card: made as it came
+        return LookEvent(message.seat, _STOCK_MOVES[message.move], None, message.give_up)
+    return HIDDEN_LOOK[message.seat][_STOCK_MOVES[message.move]]
+
+
+def _last_hand(view: pb.PlayerView) -> HandResult:
+    """The view's last hand, decoded once while it stays the same (every request of a
+    hand carries it, and decoding it was a sixth of a view's decoding)."""
+    global _decoded_last_hand
+    message = view.last_hand
+    decoded = _decoded_last_hand
+    if decoded is None or decoded[0] != message:
+        decoded = _decoded_last_hand = (message, hand_result_from_proto(message))
+    return decoded[1]
+
+
+_decoded_last_hand: tuple[pb.HandResult, HandResult] | None = None
+"""The last hand ``_last_hand`` decoded, with its message."""
 
 
 # --- a game's start, and its events ------------------------------------------------
@@ -381,10 +490,12 @@ def event_to_proto(event: SeatEvent, seat: Seat) -> pb.Event:
     if isinstance(event, Dealt):
         return pb.Event(hand=event.hand, deal=pb.Deal(dealer=event.dealer, hand=event.hands[seat]))
     if isinstance(event, Decided):
-        decided = pb.Decided(
-            seat=event.seat, action=action_to_proto(event.action), forced=event.forced
-        )
-        return pb.Event(hand=event.hand, decided=decided)
+        message = pb.Event(hand=event.hand)  # filled in place, as the answer (set_action)
+        decided = message.decided
+        decided.seat = event.seat
+        set_action(decided.action, event.action)
+        decided.forced = event.forced
+        return message
     scored = pb.HandScored(result=hand_result_to_proto(event.result))
     return pb.Event(hand=event.result.number, hand_scored=scored)
 

@@ -9,6 +9,7 @@ test does not name are dead non-trumps (see ``build_deck``).
 from __future__ import annotations
 
 import ast
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -1367,3 +1368,18 @@ def test_views_do_not_import_the_engine() -> None:
         for alias in node.names
     ]
     assert not [name for name in imported if name in (".rules", "pitch_sdk.rules")]
+
+
+def test_an_apply_that_is_not_undoable_plays_the_same_and_keeps_no_step_to_undo():
+    rng = random.Random(11)
+    undoable, recorded = GameState(), GameState()
+    before_deal = recorded.key()
+    for state in (undoable, recorded):
+        state.deal(deck_for(11, 1))
+    for _ in range(12):
+        action = rng.choice(undoable.legal_actions())
+        undoable.apply(action)
+        recorded.apply(action, undoable=False)
+        assert recorded.key() == undoable.key()
+    recorded.pop()  # the deal's step is the last one kept
+    assert recorded.key() == before_deal

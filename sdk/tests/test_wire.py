@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import importlib.util
+import pickle
 import random
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from pitch_sdk.deck import deck_for
 from pitch_sdk.protocol import messages as pb
 from pitch_sdk.rules import CHANCE, GameState
 from pitch_sdk.table import Decided
+from pitch_sdk.views import PlayerView
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,6 +47,50 @@ def test_views_and_legal_actions_round_trip_through_messages():
             for action in state.legal_actions():
                 assert wire.action_from_proto(wire.action_to_proto(action)) == action
             state.apply(rng.choice(state.legal_actions()))
+
+
+def _mid_hand_view() -> tuple[PlayerView, pb.PlayerView]:
+    """A view with finished tricks, a look and a last hand, and its message."""
+    rng = random.Random(3)
+    state = GameState()
+    while not (state.hand_number > 1 and state.tricks):
+        if state.current_seat() == CHANCE:
+            state.deal(deck_for(3, state.hand_number + 1))
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    view = state.view(state.current_seat())
+    return view, pb.PlayerView.FromString(wire.view_to_proto(view).SerializeToString())
+
+
+def test_a_view_from_the_wire_decodes_each_list_and_record_only_when_first_read():
+    view, message = _mid_hand_view()
+    decoded = wire.view_from_proto(message, view.legal_actions)
+    tricks = PlayerView.__dict__["tricks"]  # the field's slot
+    with pytest.raises(AttributeError):
+        tricks.__get__(decoded, PlayerView)
+    assert decoded.hand == view.hand  # a single number: set at once
+    assert decoded.tricks == view.tricks
+    assert tricks.__get__(decoded, PlayerView) is decoded.tricks  # kept once read
+
+
+def test_a_view_from_the_wire_compares_hashes_prints_copies_and_pickles_as_the_engines():
+    view, message = _mid_hand_view()
+    for read in (
+        lambda decoded: decoded == view and view == decoded,
+        lambda decoded: hash(decoded) == hash(view),
+        lambda decoded: repr(decoded) == repr(view),
+        lambda decoded: dataclasses.replace(decoded, seat=1) == dataclasses.replace(view, seat=1),
+        lambda decoded: pickle.loads(pickle.dumps(decoded)) == view,
+        lambda decoded: copy.copy(decoded) == view,
+    ):
+        assert read(wire.view_from_proto(message, view.legal_actions))
+
+
+def test_a_view_has_no_attribute_beyond_its_fields_from_the_wire_or_the_engine():
+    view, message = _mid_hand_view()
+    for each in (view, wire.view_from_proto(message)):
+        with pytest.raises(AttributeError, match="'PlayerView' object has no attribute 'hands'"):
+            each.hands  # noqa: B018
 
 
 @pytest.mark.parametrize(

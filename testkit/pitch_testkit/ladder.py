@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -286,6 +286,83 @@ def fresh_database(kind: str, tmp_path: Path) -> Iterator[str]:
         with admin.begin() as connection:
             connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         admin.dispose()
+
+
+@contextmanager
+def postgres_failing(url: str, application: str) -> Iterator[None]:
+    """The ``fresh_database`` PostgreSQL ``url`` fails, as a lost server does, for the
+    connections named ``application`` (libpq's ``application_name``), until the block ends:
+    its schema is renamed, so that no query finds a table, and those connections are cut.
+    On the way out the schema gets its name back, as it was."""
+    schema = unquote(url).rpartition("search_path=")[2]
+    away = f"{schema}_away"
+    admin = create_engine(database_url(Path(), POSTGRES))
+    cut = text(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :name"
+    )
+    with admin.begin() as connection:
+        connection.execute(text(f"ALTER SCHEMA {schema} RENAME TO {away}"))
+    try:
+        with admin.begin() as connection:
+            connection.execute(cut, {"name": application})
+        yield
+    finally:
+        with admin.begin() as connection:
+            connection.execute(text(f"ALTER SCHEMA {away} RENAME TO {schema}"))
+        admin.dispose()
+
+
+ENDS_WITHIN_S = 30.0
+"""How long a run may take to end once its database has failed: a poll or two of the
+importer, its matches stopped, the process's exit (on a loaded machine)."""
+
+
+def run_until_the_database_fails(
+    args: list[str | Path], folder: Path, url: str, games: int
+) -> subprocess.CompletedProcess[str]:
+    """Run ``pitch ARGS --ladder FOLDER --db URL`` (a ``fresh_database`` PostgreSQL) and
+    make its database fail (``postgres_failing``) once ``games`` games are stored; the
+    process as it ended.
+
+    The test fails if it ends before, or does not end within ``ENDS_WITHIN_S``."""
+    application = f"pitch-run-{uuid.uuid4().hex[:8]}"
+    named = f"{url}&application_name={application}"
+    command = [sys.executable, "-m", "pitch_cli", *map(str, args)]
+    run = subprocess.Popen(
+        [*command, "--ladder", str(folder), "--db", named],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    engine = create_engine(database_url(folder, url))
+    stored = select(func.count()).select_from(Game)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            with Session(engine) as session:
+                if session.exec(stored).one() >= games:
+                    break
+            assert run.poll() is None, "the run ended before its database failed"
+            assert time.monotonic() < deadline, "the run stored no games"
+            time.sleep(0.1)
+        with postgres_failing(url, application):
+            try:
+                out, err = run.communicate(timeout=ENDS_WITHIN_S)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"the run had not ended {ENDS_WITHIN_S} s after its database failed")
+    finally:
+        run.kill()
+        run.wait()
+        engine.dispose()
+    return subprocess.CompletedProcess(run.args, run.returncode, out, err)
+
+
+def assert_ended_by_the_database(ended: subprocess.CompletedProcess[str]) -> None:
+    """The run ``ended`` as a failed database ends one: status 1, one line saying so."""
+    assert ended.returncode == 1, ended.stdout + ended.stderr
+    lines = ended.stderr.strip().splitlines()
+    assert len(lines) == 1 and "the database failed" in lines[0], ended.stderr
+    assert "new games stored" not in ended.stdout
 
 
 DEAL_SECRET = "0" * 64

@@ -32,7 +32,7 @@ import socket
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import partial
@@ -168,12 +168,18 @@ class ClusterWorkers:
         self._lock = threading.Lock()
 
     def __call__(
-        self, job: Job, pairs: list[list[GameSpec]], announce: Callable[[str], None]
+        self,
+        job: Job,
+        pairs: list[list[GameSpec]],
+        announce: Callable[[str], None],
+        stop: MatchStop | None = None,
     ) -> Iterator[GameOutcome]:
-        """Outcomes as pairs finish; closing the generator cancels the pairs not started.
+        """Outcomes as pairs finish; closing the generator cancels the pairs not started,
+        and so does ``stop`` (from another thread) with every pair of the match.
 
         Raises:
-            WorkerError: a pair could not be played, or killed every worker it was given.
+            WorkerError: a pair could not be played, or killed every worker it was given,
+                or the match was stopped.
         """
         seated = [job.a, job.b, *(p for p in (job.a_partner, job.b_partner) if p is not None)]
         if any(entrant.manifest is None for entrant in seated):
@@ -205,6 +211,8 @@ class ClusterWorkers:
         try:
             size = pairs_a_task(len(pairs), sum(self.client.nthreads().values()), playing)
             futures.update(submit(_chunks(pairs, size)))
+            if stop is not None:  # its tasks cancelled, each ends the wait for it below
+                stop.when_stopped(lambda: self.client.cancel(list(futures)))
             finished = as_completed(futures, loop=self.client.loop)
             writer = _PairWriter(MatchFolder(job.root), job, self.vouched)
             for future in finished:
@@ -214,9 +222,8 @@ class ClusterWorkers:
                 except KilledWorker:
                     if len(chunk) == 1:
                         raise _killed(chunk[0][0].pair, job.root) from None
-                    alone = submit(
-                        [[pair] for pair in chunk]
-                    )  # so that the one that kills is named
+                    # A pair a task, so that the one that kills is named.
+                    alone = submit([[pair] for pair in chunk])
                     futures.update(alone)
                     finished.update(alone)
                     continue
@@ -269,6 +276,30 @@ def _failed(chunk: list[list[GameSpec]], error: BaseException, root: Path) -> Wo
         f"{pairs_named(chunk)} failed on the cluster ({type(error).__name__}: {text}); "
         f"the finished games are kept in {root}"
     )
+
+
+class MatchStop:
+    """Stops one match playing on the cluster, from another thread: its pairs are cancelled
+    on the cluster, so that its wait for them ends (with a ``WorkerError``) at once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._actions: list[Callable[[], None]] = []
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped, actions, self._actions = True, self._actions, []
+        for action in actions:
+            action()
+
+    def when_stopped(self, action: Callable[[], None]) -> None:
+        """Call ``action`` when the match is stopped (now, if it is already)."""
+        with self._lock:
+            if not self._stopped:
+                self._actions.append(action)
+                return
+        action()
 
 
 class _PairWriter:
@@ -359,6 +390,9 @@ class ClusterExecutor(Executor):
     A job must take the keyword ``workers`` (as ``executor.play_match`` does): it is
     given this executor's ``ClusterWorkers``. ``matches`` threads play at once; give it
     ``runner.window`` of the cluster's worker count, so that every worker has pairs.
+
+    Unlike a process pool's, its running jobs can be stopped (``stop``): a job waiting for
+    its pairs would otherwise keep the process from exiting until they are all played.
     """
 
     def __init__(self, client: Client, matches: int) -> None:
@@ -366,9 +400,37 @@ class ClusterExecutor(Executor):
         """The records its matches wrote, vouched for: the runner's import takes them."""
         self.workers = ClusterWorkers(client, self.vouched)
         self._threads = ThreadPoolExecutor(matches, thread_name_prefix="cluster-match")
+        self._stops: dict[Future[Any], MatchStop] = {}
+        self._lock = threading.Lock()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        return self._threads.submit(fn, *args, workers=self.workers, **kwargs)
+        stop = MatchStop()
+        workers = partial(self.workers, stop=stop)
+        future = self._threads.submit(fn, *args, workers=workers, **kwargs)
+        with self._lock:
+            self._stops[future] = stop
+        future.add_done_callback(self._forget)
+        return future
+
+    def stop(self, futures: Iterable[Future[Any]]) -> None:
+        """Cancel these jobs (submitted here) if they wait, stop them if they run: a
+        running match's pairs are cancelled, and it ends with an error."""
+        for future in futures:
+            future.cancel()
+            with self._lock:
+                stop = self._stops.get(future)
+            if stop is not None:
+                stop.stop()
+
+    def _forget(self, future: Future[Any]) -> None:
+        with self._lock:
+            self._stops.pop(future, None)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """As ``Executor.shutdown``; with ``cancel_futures`` the running jobs are stopped
+        too (``stop``)."""
+        if cancel_futures:
+            with self._lock:
+                running = list(self._stops)
+            self.stop(running)
         self._threads.shutdown(wait=wait, cancel_futures=cancel_futures)

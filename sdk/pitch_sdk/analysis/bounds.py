@@ -34,17 +34,22 @@ _FIXED_SLOTS = _FLOATING_BIT - 1
 
 def trick_start_bounds(hands: list[int]) -> tuple[int, int]:
     """Bounds on team 0's points from the start of a trick, the seats' trumps as slots."""
-    team0 = sure_points(hands[0], hands[2], hands[1], hands[3])
-    team1 = sure_points(hands[1], hands[3], hands[0], hands[2])
-    total = 0
-    for hand in hands:
-        total += (hand & ONE_POINT).bit_count() + 3 * (hand & THREE_POINTS).bit_count()
+    seat0, seat1, seat2, seat3 = hands
+    team0 = sure_points(seat0, seat2, seat1, seat3)
+    team1 = sure_points(seat1, seat3, seat0, seat2)
+    every = seat0 | seat1 | seat2 | seat3
+    total = (every & ONE_POINT).bit_count() + 3 * (every & THREE_POINTS).bit_count()
+    if every & _FLOATING_BIT:
+        total += 1  # both jokers float, in two hands
     return team0, total - team1
 
 
 def sure_points(one: int, two: int, three: int, four: int) -> int:
     """The points that the team holding ``one`` and ``two`` takes from a trick start
-    however ``three`` and ``four`` play."""
+    however ``three`` and ``four`` play.
+
+    Written for speed (the solver asks it twice at every new trick start): comparisons
+    instead of ``min`` and ``max`` calls."""
     theirs = three | four
     top = (theirs & _FIXED_SLOTS).bit_length() - 1
     if theirs & _FLOATING_BIT and top < HIGH_JOKER:
@@ -59,25 +64,40 @@ def sure_points(one: int, two: int, three: int, four: int) -> int:
         sure += 1
     held_one, held_two = one.bit_count(), two.bit_count()
     held_three, held_four = three.bit_count(), four.bit_count()
-    tricks = min(max(held_one, held_two), max(held_three, held_four))
-    wins_one, wins_two = winners_one.bit_count(), winners_two.bit_count()
-    if not wins_one + wins_two and held_one <= tricks and held_two <= tricks:
-        return sure  # no trick is sure and no card outlasts the other team
-    shorter = min(held_one, held_two)
     one_longer = held_one >= held_two
-    taken = min(tricks, wins_one + wins_two, shorter + (wins_one if one_longer else wins_two))
+    longer, shorter = (held_one, held_two) if one_longer else (held_two, held_one)
+    tricks = held_three if held_three >= held_four else held_four
+    if longer < tricks:
+        tricks = longer
+    wins_one, wins_two = winners_one.bit_count(), winners_two.bit_count()
+    wins = wins_one + wins_two
+    if not wins and longer <= tricks:
+        return sure  # no trick is sure and no card outlasts the other team
+    taken = shorter + (wins_one if one_longer else wins_two)
+    if wins < taken:
+        taken = wins
+    if tricks < taken:
+        taken = tricks
     others_one, others_two = one & ~above, two & ~above
-    kept_one, kept_two = max(0, held_one - tricks), max(0, held_two - tricks)
+    kept_one = held_one - tricks if held_one > tricks else 0
+    kept_two = held_two - tricks if held_two > tricks else 0
+    played_one = taken if taken < held_one else held_one
+    played_two = taken if taken < held_two else held_two
     saved = 0
-    for by_one in range(max(0, taken - wins_two), min(wins_one, taken) + 1):
+    first = taken - wins_two if taken > wins_two else 0
+    for by_one in range(first, (wins_one if wins_one < taken else taken) + 1):
         by_two = taken - by_one
         if (by_one if one_longer else by_two) < taken - shorter:
             continue  # the shorter seat runs out before the tricks it would have to take
-        dropped_one = min(taken, held_one) - by_one + kept_one
-        dropped_two = min(taken, held_two) - by_two + kept_two
-        saved = max(saved, _dearest(dropped_one, others_one) + _dearest(dropped_two, others_two))
+        dropped = _dearest(played_one - by_one + kept_one, others_one) + _dearest(
+            played_two - by_two + kept_two, others_two
+        )
+        if dropped > saved:
+            saved = dropped
     if taken:
-        sure += _cheapest(min(taken, held_three), three) + _cheapest(min(taken, held_four), four)
+        sure += _cheapest(taken if taken < held_three else held_three, three) + _cheapest(
+            taken if taken < held_four else held_four, four
+        )
     return sure + saved
 
 
@@ -103,11 +123,15 @@ def mid_trick_bounds(
         fixed = (hand & _FIXED_SLOTS).bit_length() - 1
         top = HIGH_JOKER if hand & _FLOATING_BIT and fixed < HIGH_JOKER else fixed
         if seat & 1:
-            to_come1 = max(to_come1, top)
-            fixed_to_come1 = max(fixed_to_come1, fixed)
+            if top > to_come1:
+                to_come1 = top
+            if fixed > fixed_to_come1:
+                fixed_to_come1 = fixed
         else:
-            to_come0 = max(to_come0, top)
-            fixed_to_come0 = max(fixed_to_come0, fixed)
+            if top > to_come0:
+                to_come0 = top
+            if fixed > fixed_to_come0:
+                fixed_to_come0 = fixed
     held_by_0 = not best_seat & 1
     sure0 = _winners_points(ours, theirs, -1 if held_by_0 else best_strength)
     sure1 = _winners_points(theirs, ours, best_strength if held_by_0 else -1)
@@ -132,7 +156,8 @@ def _winners_points(team: int, other: int, other_best: int) -> int:
     top = (other & _FIXED_SLOTS).bit_length() - 1
     if other & _FLOATING_BIT and top < HIGH_JOKER:
         top = HIGH_JOKER
-    top = max(top, other_best)
+    if other_best > top:
+        top = other_best
     above = ~((1 << (top + 1)) - 1) & _FIXED_SLOTS
     if top < LOW_JOKER:
         above |= _FLOATING_BIT

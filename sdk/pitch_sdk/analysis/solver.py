@@ -273,8 +273,9 @@ class _Search:
     def lead(self, hands: list[int], leader: int, alpha: int, beta: int) -> int:
         """Team 0's points from a trick's start, within the table's bounds."""
         queue = tuple([seat for seat in _PLAYERS_FROM[leader] if hands[seat]])
-        if not any(hands[seat] & (hands[seat] - 1) for seat in queue):
-            return _last_trick(hands, queue)
+        seat0, seat1, seat2, seat3 = hands  # h & h - 1 is 0 for a hand of one card or none
+        if not (seat0 & seat0 - 1 or seat1 & seat1 - 1 or seat2 & seat2 - 1 or seat3 & seat3 - 1):
+            return _last_trick(hands, queue)  # one card a seat at most
         key, slots = _canonical(hands, leader)
         low, high, best_rank = self.table.get(key) or (*trick_start_bounds(hands), -1)
         if low >= beta or low == high:

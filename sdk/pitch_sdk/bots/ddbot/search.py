@@ -19,12 +19,15 @@ the same seat names the same trumps, so the play is the same) are solved once: a
 does not depend on the bid, only its scoring does.
 
 Time. The spend is the Monte Carlo bot's (``deadline_of``: a quarter of the limit less a
-margin), so that the two compare at the same time per decision. A sample's solves cost
-from microseconds (late in a hand) to tens of milliseconds (a first lead with many
-trumps out), so the clock is read after every sample, and a search takes
+margin), so that the two compare at the same time per decision; a card may also borrow
+what earlier decisions left unspent (``bank.py``) to reach ``enough`` samples. A sample's
+solves cost from microseconds (late in a hand) to tens of milliseconds (a first lead
+with many trumps out), so the clock is read after every sample, and a search takes
 ``MIN_WORLDS`` samples whatever the clock says. A search whose first sample shows that
 ``ENOUGH_WORLDS`` samples would not fit gives up (``None``): the bot then searches with
-the Monte Carlo bot's rollouts.
+the Monte Carlo bot's rollouts. A search stops early once its best candidate's lead over
+every other is several standard errors of their paired difference (``Tally.settled``):
+the time a clear choice does not need is saved for the ones that need it.
 """
 
 from __future__ import annotations
@@ -44,15 +47,20 @@ from ...rules import CHANCE, TERMINAL, GameState, hand_gains
 from ...views import PlayerView
 from ..montecarlo.rollout import choose
 from ..montecarlo.search import WIN_BONUS, ChoiceT, hand_value
+from ..montecarlo.tally import Tally
 
 MIN_WORLDS = 2
 """Samples taken even when the clock says stop: with fewer, one deal decides."""
 MAX_WORLDS = 200
 """Enough samples: the decision replays exactly when this cap, not the clock, ends it."""
 ENOUGH_WORLDS = 32
-"""The fewest samples a solved search must have time for, judged by its first sample.
+"""The fewest samples a solved search must have time for, judged by its pace.
 Fewer would let a handful of deals decide (solved bids on 2 to 16 samples overbid: half
 of them set, docs/ddbot.md); the bot plays the hand out by rollouts instead."""
+GIVE_UP_BEFORE = 0.5
+"""A search short of ``enough`` samples whose pace says they would not fit gives up while
+less than this share of its time is spent (the rest goes to the rollouts); past it, it
+goes on with the samples it can get."""
 ENOUGH_PLAY_WORLDS = 16
 """The same for a card: cards played on 16 solved samples beat cards played on 40
 rolled-out ones by some +200 Elo (bench/ddbot.py, bench/RESULTS.md)."""
@@ -157,19 +165,28 @@ def search(
     rng: random.Random,
     deadline: float,
     *,
+    extended: float | None = None,
     max_worlds: int = MAX_WORLDS,
     enough: int = ENOUGH_WORLDS,
 ) -> SearchResult[ChoiceT] | None:
     """Pick the candidate with the best average double-dummy value over sampled deals,
-    or ``None`` as soon as the first sample shows that ``enough`` samples (or
-    ``max_worlds``, if fewer) would not fit before the deadline: it is given its share of
-    the time, and checked after each candidate's solve.
+    or ``None`` as soon as the pace shows that ``enough`` samples (or ``max_worlds``, if
+    fewer) would not fit before the last deadline: the first sample is given its share
+    of the time, checked after each candidate's solve, and each later one short of
+    ``enough`` is checked the same way while less than ``GIVE_UP_BEFORE`` of the time is
+    spent (solved bids on a handful of samples are noise: docs/ddbot.md).
+
+    Sampling stops at ``deadline``, or, with fewer than ``enough`` samples by then, at
+    ``extended`` (time lent by the bot's bank) or on reaching ``enough``; and as soon as
+    the best candidate's lead is settled (``Tally.settled``: sequential sampling).
 
     Args:
         view: what the seat knows now; it is the seat's turn.
         candidates: the actions to compare (legal ones, at least one).
         rng: the bot's seeded generator: samples come from it, so a game replays.
         deadline: the ``time.perf_counter()`` value to stop at.
+        extended: the latest value to go on to while fewer than ``enough`` samples are
+            taken (``None``: ``deadline``).
         max_worlds: the most samples to take.
         enough: the fewest samples worth averaging.
 
@@ -178,22 +195,32 @@ def search(
         if too few samples fit.
     """
     started = time.perf_counter()
-    first_by = started + (deadline - started) / min(enough, max_worlds)
+    last = deadline if extended is None else max(deadline, extended)
+    window = last - started
+    needed = min(enough, max_worlds)
+    first_by = started + window / needed
     team = team_of(view.seat)
-    totals = [0.0] * len(candidates)
-    worlds = solves = 0
-    while worlds < max_worlds:
-        if worlds >= MIN_WORLDS and time.perf_counter() >= deadline:
-            break
+    tally = Tally(len(candidates))
+    solves = 0
+    while tally.samples < max_worlds:
+        worlds = tally.samples
+        if worlds >= MIN_WORLDS:
+            now = time.perf_counter()
+            if now >= last or (now >= deadline and worlds >= enough) or tally.settled():
+                break
         # one solver a sample: its candidates share its tables; another sample's deal
         # would hardly ever meet the same four hands (bench/RESULTS.md, "ddbot")
         sample = _Sample(determinize(view, rng), team, Solver())
-        for index, action in enumerate(candidates):
-            totals[index] += sample.value_of(action)
+        values = []
+        for action in candidates:
+            values.append(sample.value_of(action))
             if not worlds and time.perf_counter() > first_by:
                 return None
+        tally.add(values)
         solves += sample.solves
-        worlds += 1
-    best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
-    means = {candidates[i]: totals[i] / worlds for i in range(len(candidates))}
-    return SearchResult(candidates[best], means, worlds, solves)
+        if tally.samples < needed:
+            elapsed = time.perf_counter() - started
+            if elapsed * needed > window * tally.samples and elapsed < window * GIVE_UP_BEFORE:
+                return None  # at this pace the samples needed would not fit
+    means = dict(zip(candidates, tally.means(), strict=True))
+    return SearchResult(candidates[tally.best()], means, tally.samples, solves)

@@ -36,6 +36,7 @@ from ...rules import GameState
 from ...table import TimeBudget
 from ...views import PlayerView
 from .rollout import play_out_hand
+from .tally import Tally
 
 SPEND = 0.25
 """Fraction of the per-decision limit a search may use. A game asks each seat about 50
@@ -98,6 +99,7 @@ def search(
     deadline: float,
     *,
     max_worlds: int = MAX_WORLDS,
+    settle: bool = False,
 ) -> SearchResult[ChoiceT]:
     """Pick the candidate with the best average hand value over sampled deals.
 
@@ -107,23 +109,27 @@ def search(
         rng: the bot's seeded generator: samples come from it, so a game replays.
         deadline: the ``time.perf_counter()`` value to stop at.
         max_worlds: the most samples to take.
+        settle: stop as soon as the best candidate's lead is settled
+            (``Tally.settled``: sequential sampling), not only at the deadline.
 
     Returns:
         The best candidate (ties: the first listed) and the figures behind it.
     """
     team = team_of(view.seat)
-    totals = [0.0] * len(candidates)
-    worlds = 0
-    while worlds < max_worlds:
-        if worlds >= MIN_WORLDS and time.perf_counter() >= deadline:
+    tally = Tally(len(candidates), paired=settle)
+    while tally.samples < max_worlds:
+        if tally.samples >= MIN_WORLDS and time.perf_counter() >= deadline:
+            break
+        if settle and tally.settled():
             break
         world = determinize(view, rng)
-        for index, action in enumerate(candidates):
+        values = []
+        for action in candidates:
             state = world.copy()
             state.advance(action)
             play_out_hand(state)
-            totals[index] += hand_value(world, state, team)
-        worlds += 1
-    best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
-    means = {candidates[i]: totals[i] / worlds for i in range(len(candidates))}
-    return SearchResult(candidates[best], means, worlds, worlds * len(candidates))
+            values.append(hand_value(world, state, team))
+        tally.add(values)
+    means = dict(zip(candidates, tally.means(), strict=True))
+    worlds = tally.samples
+    return SearchResult(candidates[tally.best()], means, worlds, worlds * len(candidates))
