@@ -88,8 +88,8 @@ class _OneAtATime(Executor):
                 time.sleep(0.01)
                 continue
             future, folder = job
+            self.started.append(Path(folder).name)  # first: the runner polls a running future
             future.set_running_or_notify_cancel()
-            self.started.append(Path(folder).name)
             time.sleep(0.05)
             with self.lock:
                 self.held -= 1
