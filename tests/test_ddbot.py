@@ -30,7 +30,6 @@ from pitch_sdk.bots.ddbot.bank import KEPT_FOR_CARDS, MOST_SPEND, SAVED_AT_MOST,
 from pitch_sdk.bots.ddbot.search import MAX_WORLDS, search, to_the_play, value
 from pitch_sdk.bots.montecarlo.rollout import play_out_hand
 from pitch_sdk.bots.montecarlo.search import hand_value
-from pitch_sdk.bots.montecarlo.tally import SETTLE_AFTER
 from pitch_sdk.cards import TEAM_OF
 from pitch_sdk.deck import shuffled_deck
 from pitch_sdk.determinize import determinize
@@ -39,6 +38,7 @@ from pitch_sdk.progress import PLAYING
 from pitch_sdk.rules import GameState
 from pitch_sdk.selfplay import play_game
 from pitch_sdk.table import GameStart, TimeBudget, TimeControl
+from pitch_sdk.tally import SETTLE_AFTER
 from pitch_sdk.views import PlayerView
 from pitch_testkit.views import views_of_every_kind as every_kind
 

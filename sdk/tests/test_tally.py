@@ -1,13 +1,16 @@
-"""The search tally (``pitch_sdk.bots.montecarlo.tally``): the totals and the choice a
+"""The search tally (``pitch_sdk.tally``): the totals and the choice a
 plain sum gives, and sequential sampling that settles a clear choice early and never a
 close one."""
 
 from __future__ import annotations
 
+import math
+import statistics
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pitch_sdk.bots.montecarlo.tally import SETTLE_AFTER, Tally
+from pitch_sdk.tally import SETTLE_AFTER, Tally
 
 VALUES = st.integers(-40, 40).map(float)
 """A candidate's value on one sample: a hand's score difference, the game bonus too."""
@@ -64,3 +67,13 @@ def test_before_enough_samples_nothing_settles():
     assert not tally.settled()
     tally.add([10.0, 0.0])
     assert tally.settled()
+
+
+@given(st.lists(st.lists(VALUES, min_size=3, max_size=3), min_size=2, max_size=60))
+def test_the_paired_error_is_the_standard_error_of_the_differences(rows):
+    tally = _tally(rows)
+    for first in range(3):
+        for second in range(3):
+            differences = [row[first] - row[second] for row in rows]
+            expected = statistics.stdev(differences) / math.sqrt(len(rows))
+            assert math.isclose(tally.paired_error(first, second), expected, abs_tol=1e-6)

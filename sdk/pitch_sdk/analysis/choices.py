@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import random
-import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +46,7 @@ from ..gamerecord import GameRecord
 from ..progress import PLAYING
 from ..replay import Dealt, Replayed, Step, replayed
 from ..rules import GameState
+from ..tally import Tally
 from ..views import PlayerView
 from .outcome import HandOutcome
 from .solver import solve
@@ -155,19 +155,20 @@ def choice_values(
     rng = rng or random.Random()
     team = team_of(view.seat)
     policy = GreedyBot()
-    values: list[list[int]] = [[] for _ in view.legal_actions]
+    tally = Tally(len(view.legal_actions))
     for _ in range(samples):
         sample = determinize(view, rng)
         solved: dict[Position, tuple[int, int]] = {}
-        for action, row in zip(view.legal_actions, values, strict=True):
+        values = []
+        for action in view.legal_actions:
             state = sample.copy()
             state.advance(action)
-            row.append(_hand_score(_play_out(state, policy, solved), team, view))
-    means = [statistics.fmean(row) for row in values]
-    top = max(range(len(means)), key=means.__getitem__)
+            values.append(_hand_score(_play_out(state, policy, solved), team, view))
+        tally.add(values)
+    top = tally.best()
     return tuple(
-        ChoiceValue(str(action), mean, _paired_error(values[top], row))
-        for action, mean, row in zip(view.legal_actions, means, values, strict=True)
+        ChoiceValue(str(action), mean, tally.paired_error(top, index))
+        for index, (action, mean) in enumerate(zip(view.legal_actions, tally.means(), strict=True))
     )
 
 
@@ -250,12 +251,6 @@ def _hand_score(outcome: HandOutcome, team: Team, view: PlayerView) -> int:
     if outcome.made and view.options.scoring == "bid":
         return outcome.bid
     return outcome.bidding_score
-
-
-def _paired_error(best: list[int], other: list[int]) -> float:
-    """The standard error of the mean of ``best - other``, sample by sample."""
-    differences = [b - o for b, o in zip(best, other, strict=True)]
-    return statistics.stdev(differences) / math.sqrt(len(differences))
 
 
 class _ViewerSteps:

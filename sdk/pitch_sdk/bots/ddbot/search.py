@@ -44,10 +44,10 @@ from ...cards import Card, team_of
 from ...determinize import determinize
 from ...progress import PLAYING
 from ...rules import CHANCE, TERMINAL, GameState, hand_gains
+from ...tally import Tally
 from ...views import PlayerView
 from ..montecarlo.rollout import choose
 from ..montecarlo.search import WIN_BONUS, ChoiceT, hand_value
-from ..montecarlo.tally import Tally
 
 MIN_WORLDS = 2
 """Samples taken even when the clock says stop: with fewer, one deal decides."""

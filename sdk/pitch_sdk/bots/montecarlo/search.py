@@ -34,9 +34,9 @@ from ...cards import team_of
 from ...determinize import determinize
 from ...rules import GameState
 from ...table import TimeBudget
+from ...tally import Tally
 from ...views import PlayerView
 from .rollout import play_out_hand
-from .tally import Tally
 
 SPEND = 0.25
 """Fraction of the per-decision limit a search may use. A game asks each seat about 50

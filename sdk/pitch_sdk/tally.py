@@ -6,11 +6,13 @@ the samples, and that mean's standard error. When the best candidate's lead over
 other is ``SETTLE_Z`` standard errors or more, more samples would hardly change the
 choice, and a search that stops there (sequential sampling) saves its time for closer
 decisions. Two candidates that scored the same on every sample are a tie, not a close
-call: either will do.
+call: either will do. The analysis of a game (``pitch_sdk.analysis.choices``) states each
+choice's error against the best by the same paired difference.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 SETTLE_Z = 3.0
@@ -58,23 +60,33 @@ class Tally:
         samples = self.samples or 1
         return [total / samples for total in self.totals]
 
+    def paired_error(self, first: int, second: int) -> float:
+        """The standard error of the mean of candidate ``first``'s value less
+        ``second``'s, sample by sample (0 for a candidate against itself; needs two
+        samples and the differences kept)."""
+        if first == second:
+            return 0.0
+        samples = self.samples
+        if samples < 2 or not self.paired:
+            raise ValueError("a paired error needs two samples and the differences kept")
+        low, high = min(first, second), max(first, second)
+        lead = (self.totals[first] - self.totals[second]) / samples
+        spread = self._squares[low][high] - samples * lead * lead
+        return math.sqrt(max(0.0, spread) / (samples - 1) / samples)
+
     def settled(self, z: float = SETTLE_Z) -> bool:
         """Whether the best candidate leads every other by more than ``z`` standard errors
         of their paired difference, or ties it on every sample; never before
         ``SETTLE_AFTER`` samples, nor when the differences are not kept."""
-        samples = self.samples
-        if samples < SETTLE_AFTER or not self.paired:
+        if self.samples < SETTLE_AFTER or not self.paired:
             return False
         best = self.best()
         for other in range(len(self.totals)):
             if other == best:
                 continue
-            low, high = min(best, other), max(best, other)
-            squares = self._squares[low][high]
-            if squares == 0:
+            if self._squares[min(best, other)][max(best, other)] == 0:
                 continue  # the same value on every sample
-            lead = (self.totals[best] - self.totals[other]) / samples
-            variance = (squares - samples * lead * lead) / (samples - 1)  # of one difference
-            if lead <= 0 or lead * lead * samples <= z * z * variance:
+            lead = (self.totals[best] - self.totals[other]) / self.samples
+            if lead <= 0 or lead <= z * self.paired_error(best, other):
                 return False
         return True
