@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
 from pitch_sdk import reference
+from pitch_sdk.bot import Bot
+from pitch_sdk.bots import BeginnerBot, GreedyBot, RandomBot
+from pitch_sdk.bots.ddbot import DoubleDummyBot
+from pitch_sdk.bots.montecarlo import FastMonteCarloBot, MonteCarloBot
 from pitch_sdk.reference import ReferenceBotError
 from pitch_sdk.reference.scale import FIRST_LEAGUE, rungs
 
@@ -43,6 +49,31 @@ def test_every_reference_bot_is_a_folder_named_as_its_manifest() -> None:
         manifest = (reference.folder(name) / "bot.toml").read_text()
         assert f'name = "{name}"' in manifest
         assert (reference.folder(name) / "bot.py").is_file()
+
+
+RUNS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "beginner": BeginnerBot,
+    "greedy": GreedyBot,
+    "montecarlo-fast": FastMonteCarloBot,
+    "montecarlo": MonteCarloBot,
+    "ddbot": DoubleDummyBot,
+}
+"""The bot class each reference folder runs."""
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_a_reference_bots_manifest_names_the_version_its_class_plays_as(name: str) -> None:
+    # a match's summary reads the manifest, its records the bot's own hello: they agree
+    folder = reference.folder(name)
+    manifest = tomllib.loads((folder / "bot.toml").read_text())
+    bot = RUNS[name]
+    assert f"run({bot.__name__}(" in (folder / "bot.py").read_text()
+    assert (manifest["name"], manifest["version"]) == (bot.name, bot.version)
+
+
+def test_every_reference_bot_has_its_class_named() -> None:
+    assert sorted(RUNS) == reference.names()
 
 
 def test_an_unknown_name_is_an_error_listing_the_names() -> None:
